@@ -1,0 +1,105 @@
+"""numba kernel: exact branch-and-bound choice of one route per train with disjoint resources.
+
+Trains are levels; each level's candidates are sorted best first and the last choice of a level
+(index ``n``) is "idle". A partial choice is cut when its value plus the best remaining
+trains' values cannot beat the incumbent; since candidates are sorted, the first cut at a level
+ends that level. Identical trains take increasing candidate indices (symmetry). The search is
+resumable: its whole state lives in the arrays the caller passes, so a caller can run it in
+slices and stop at a deadline with an honest bound.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+DONE = 0
+BUDGET = 1  # node budget spent; call again with the same state to go on
+
+
+@njit(cache=True, nogil=True)
+def _conflicts(res, i, mask):
+    for w in range(mask.shape[0]):
+        if res[i, w] & mask[w]:
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def _first_free(start, stop, res, mask):
+    """Index of the first candidate in [start, stop) whose resources avoid `mask`, or stop."""
+    for i in range(start, stop):
+        if not _conflicts(res, i, mask):
+            return i
+    return stop
+
+
+@njit(cache=True, nogil=True)
+def branch_and_bound(train_ptr, value, res, same_as_prev, suffix_max,
+                     level, idx, used, cur, best, best_choice, budget):
+    """Search on from the saved state; returns (status, level, best, nodes used).
+
+    ``idx[t]`` is the candidate being tried at level t (relative to ``train_ptr[t]``; -1 before
+    the first try), ``used[t]``/``cur[t]`` the resources and value taken by levels < t.
+    """
+    n_levels = train_ptr.shape[0] - 1
+    words = res.shape[1]
+    nodes = 0
+    t = level
+    while t >= 0:
+        nodes += 1
+        if nodes > budget:
+            return BUDGET, t, best, nodes
+        lo = train_ptr[t]
+        n = train_ptr[t + 1] - lo
+        i = idx[t] + 1
+        if same_as_prev[t] and t > 0:
+            # identical trains: strictly increasing choices, idle only after an idle one
+            prev = idx[t - 1]
+            if prev >= train_ptr[t] - train_ptr[t - 1]:
+                i = max(i, n)
+            else:
+                i = max(i, prev + 1)
+        found = -1
+        while i <= n:
+            v = value[lo + i] if i < n else 0
+            if cur[t] + v + suffix_max[t + 1] <= best:
+                i = n + 1  # sorted: nothing later at this level can do better
+                break
+            if i == n or not _conflicts(res, lo + i, used[t]):
+                found = i
+                break
+            i += 1
+        if found < 0:
+            idx[t] = -1
+            t -= 1
+            continue
+        idx[t] = found
+        v = value[lo + found] if found < n else 0
+        if t == n_levels - 1:
+            total = cur[t] + v
+            if total > best:
+                best = total
+                for s in range(n_levels):
+                    best_choice[s] = idx[s]
+            # the first free candidate is the best this level can do: the level is finished
+            idx[t] = -1
+            t -= 1
+            continue
+        for w in range(words):
+            used[t + 1, w] = used[t, w]
+        if found < n:
+            for w in range(words):
+                used[t + 1, w] |= res[lo + found, w]
+        cur[t + 1] = cur[t] + v
+        # tighter bound: each later train's best route that avoids what is taken so far
+        bound = cur[t + 1]
+        for s in range(t + 1, n_levels):
+            j = _first_free(train_ptr[s], train_ptr[s + 1], res, used[t + 1])
+            if j < train_ptr[s + 1]:
+                bound += value[j]
+        if bound <= best:
+            continue
+        idx[t + 1] = -1
+        t += 1
+    return DONE, -1, best, nodes

@@ -1,0 +1,96 @@
+"""Choose one route per train, exactly: branch and bound over candidate bitsets."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from hexrail.combine import _kernels as K
+
+SLICE = 200_000  # search nodes between deadline checks
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The chosen candidate per train (-1 = idle) and what it is worth."""
+
+    choice: tuple[int, ...]
+    value: int
+    optimal: bool
+    upper_bound: int
+    nodes: int
+
+
+def combine_disjoint(values: list[np.ndarray], res: list[np.ndarray], groups: list[int], *,
+                     deadline: float | None = None) -> Selection:
+    """Best choice of one candidate per train such that no two share a resource bit.
+
+    `values[t]` must be sorted descending; `groups[t]` is equal for trains with identical
+    candidate lists (their choices are interchangeable, so only one order is searched).
+    """
+    n_trains = len(values)
+    if n_trains == 0:
+        return Selection((), 0, True, 0, 0)
+    best_each = [int(v[0]) if len(v) else 0 for v in values]
+    # Search the most valuable trains first; identical trains stay side by side.
+    order = sorted(range(n_trains), key=lambda t: (-best_each[t], groups[t], t))
+    ptr = np.zeros(n_trains + 1, np.int64)
+    for k, t in enumerate(order):
+        ptr[k + 1] = ptr[k] + len(values[t])
+    words = max(r.shape[1] for r in res) if res else 1
+    all_value = np.concatenate([values[t] for t in order]).astype(np.int64) if ptr[-1] else \
+        np.zeros(0, np.int64)
+    all_res = np.zeros((int(ptr[-1]), words), np.uint64)
+    for k, t in enumerate(order):
+        all_res[ptr[k]:ptr[k + 1], :res[t].shape[1]] = res[t]
+    same = np.array([k > 0 and groups[order[k]] == groups[order[k - 1]] for k in range(n_trains)],
+                    np.bool_)
+    suffix = np.zeros(n_trains + 1, np.int64)
+    for k in range(n_trains - 1, -1, -1):
+        suffix[k] = suffix[k + 1] + best_each[order[k]]
+
+    # Greedy incumbent: each train in turn takes its best route that still fits.
+    mask = np.zeros(words, np.uint64)
+    greedy = np.zeros(n_trains, np.int64)
+    greedy_value = 0
+    for k in range(n_trains):
+        lo, hi = int(ptr[k]), int(ptr[k + 1])
+        j = K._first_free(lo, hi, all_res, mask)
+        greedy[k] = j - lo  # == number of candidates: idle
+        if j < hi:
+            greedy_value += int(all_value[j])
+            mask |= all_res[j]
+    best_choice = greedy.copy()
+    best = greedy_value
+
+    idx = np.full(n_trains, -1, np.int64)
+    used = np.zeros((n_trains + 1, words), np.uint64)
+    cur = np.zeros(n_trains + 1, np.int64)
+    level = 0
+    nodes = 0
+    optimal = True
+    while True:
+        status, level, best, spent = K.branch_and_bound(
+            ptr, all_value, all_res, same, suffix, level, idx, used, cur, best, best_choice,
+            SLICE)
+        nodes += spent
+        if status == K.DONE:
+            break
+        if deadline is not None and time.perf_counter() > deadline:
+            optimal = False
+            break
+    upper = best
+    if not optimal:
+        # Unexplored: at each open level, the rest of its (sorted) candidates from idx on.
+        for k in range(level + 1):
+            n = ptr[k + 1] - ptr[k]
+            i = max(int(idx[k]), 0)
+            v = int(all_value[ptr[k] + i]) if i < n else 0
+            upper = max(upper, int(cur[k]) + v + int(suffix[k + 1]))
+    choice = [-1] * n_trains
+    for k, t in enumerate(order):
+        c = int(best_choice[k])
+        choice[t] = c if c < len(values[t]) else -1
+    return Selection(tuple(choice), int(best), optimal, int(upper), nodes)

@@ -1,0 +1,287 @@
+"""Compile a position's track into flat arrays: the `TrackGraph`.
+
+Vocabulary:
+
+- *path*: one piece of track on one tile (`hexrail.model.Path`), a resource no two routes
+  share. Global path ids are ``0 .. n_paths-1``; ``path_ref[p]`` is ``"E5:2"`` (hex, index).
+- *hexside*: one lane of one shared hex side, where a path of one hex continues into a path of
+  the neighbour (lanes must match). Also a resource: resource id ``n_paths + hexside``.
+- *vertex*: a node (stop or junction; ids ``0 .. n_nodes-1``) or a *branch point*, a hexside
+  where more than one path meets on at least one side (ids ``n_nodes ..``). At a branch point a
+  route must cross: it arrives on one side and leaves on the other.
+- *chain*: a maximal run of paths between two vertices through plain hexsides. Chains are the
+  edges of the graph the search walks; each carries its path list, hex list, resource bitset and
+  its number of hexside crossings.
+
+The graph depends on the position and the track gauge only; what stops are worth, which block and
+where routes may end depend on the train and live in `hexrail.graph.trains`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from hexrail.model.hexgrid import opposite
+from hexrail.model.position import Position
+
+STOP_KIND_BITS = {"city": 1, "town": 2, "offboard": 4, "halt": 8}
+KIND_CODES = {"city": 0, "town": 1, "offboard": 2, "halt": 3, "junction": 4, "pass": 5}
+
+
+def gauge_matches(track: str, gauge: str) -> bool:
+    """May a train of `gauge` run on `track`? Dual track carries both broad and narrow trains."""
+    return track == gauge or (track == "dual" and gauge in ("broad", "narrow"))
+
+
+@dataclass(frozen=True, eq=False)
+class TrackGraph:
+    hex_ids: tuple[str, ...]
+    node_ref: tuple[str, ...]  # "E5-0"
+    node_hex: np.ndarray  # int32[n_nodes]
+    node_kind: np.ndarray  # int8[n_nodes], KIND_CODES
+    n_vertices: int
+    vertex_res: np.ndarray  # int32[n_vertices]: resource id of a branch point, -1 for nodes
+    vertex_side_hex: np.ndarray  # int32[n_vertices, 2]: hex on side 0/1 of a branch point
+    chain_ends: np.ndarray  # int32[n_chains, 2]: vertex at end a, end b
+    chain_side: np.ndarray  # int8[n_chains, 2]: side of the branch point at each end (-1 at nodes)
+    chain_terminal: np.ndarray  # bool[n_chains, 2]: terminal track at that end's node
+    chain_crossings: np.ndarray  # int32[n_chains]: hexsides crossed inside the chain
+    chain_path_ptr: np.ndarray
+    chain_paths: np.ndarray  # int32: path ids in order from end a to end b
+    chain_hex_ptr: np.ndarray
+    chain_hexes: np.ndarray  # int32: hexes in order from end a to end b (runs collapsed)
+    chain_res: np.ndarray  # uint64[n_chains, words]
+    adj_ptr: np.ndarray  # CSR over vertices
+    adj_chain: np.ndarray  # int32: incident chain
+    adj_end: np.ndarray  # int8: which end of that chain touches the vertex (0 = a, 1 = b)
+    path_ref: tuple[str, ...]
+    path_hex: np.ndarray  # int32[n_paths]
+    n_paths: int
+    n_hexsides: int
+    words: int
+    node_index: dict = field(repr=False)  # "E5-0" → node id
+    path_index: dict = field(repr=False)  # "E5:2" → path id
+
+    @property
+    def n_nodes(self) -> int:
+        return len(self.node_ref)
+
+    @property
+    def n_chains(self) -> int:
+        return len(self.chain_ends)
+
+    @property
+    def n_resources(self) -> int:
+        return self.n_paths + self.n_hexsides
+
+    def chain_path_list(self, chain: int, reverse: bool = False) -> list[int]:
+        paths = self.chain_paths[self.chain_path_ptr[chain]:self.chain_path_ptr[chain + 1]].tolist()
+        return paths[::-1] if reverse else paths
+
+
+def compile_track(pos: Position, gauge: str = "broad", extra_resources: int = 0) -> TrackGraph:
+    """Build the `TrackGraph` of `pos` for trains of `gauge`.
+
+    `extra_resources` reserves bits after the track resources for profile claims (a bonus that
+    pays once per round, the round's one bypass), so candidate bitsets can carry them too.
+    """
+    hex_ids = tuple(h.id for h in pos.hexes)
+    hex_pos = {h: i for i, h in enumerate(hex_ids)}
+
+    node_ref: list[str] = []
+    node_hex: list[int] = []
+    node_kind: list[int] = []
+    node_index: dict[tuple[str, int], int] = {}
+    for h in pos.hexes:
+        for n in h.tile.nodes:
+            node_index[(h.id, n.index)] = len(node_ref)
+            node_ref.append(f"{h.id}-{n.index}")
+            node_hex.append(hex_pos[h.id])
+            node_kind.append(KIND_CODES[n.kind])
+
+    # Global path ids, in map order, for every path of every tile (so path refs are stable);
+    # paths of another gauge or marked ignore simply take part in no chain.
+    path_ref: list[str] = []
+    path_hex: list[int] = []
+    usable: list[bool] = []
+    path_obj = []
+    for h in pos.hexes:
+        for k, p in enumerate(h.tile.paths):
+            path_ref.append(f"{h.id}:{k}")
+            path_hex.append(hex_pos[h.id])
+            usable.append(gauge_matches(p.track, gauge) and not p.ignore)
+            path_obj.append((h.id, p))
+
+    # Hexside points: key is the ordered pair of (hex, side, width, lane) seen from both hexes.
+    point_of: dict[tuple, int] = {}
+    point_members: list[tuple[list[int], list[int]]] = []  # paths on side 0 / side 1
+    path_points: list[list[tuple[int, int, int]]] = [[] for _ in path_obj]  # (end, point, side)
+    for pid, (hex_id, p) in enumerate(path_obj):
+        if not usable[pid]:
+            continue
+        for end_no, end in enumerate(p.ends):
+            if not end.is_edge:
+                continue
+            nb = pos.neighbour(hex_id, end.edge)
+            if nb is None:
+                continue  # track to the map's edge or an impassable side leads nowhere
+            width, lane = end.lane
+            here = (hex_id, end.edge, width, lane)
+            there = (nb, opposite(end.edge), width, width - lane - 1)
+            key = (here, there) if here < there else (there, here)
+            side = 0 if here < there else 1
+            if key not in point_of:
+                point_of[key] = len(point_members)
+                point_members.append(([], []))
+            pt = point_of[key]
+            point_members[pt][side].append(pid)
+            path_points[pid].append((end_no, pt, side))
+
+    n_nodes = len(node_ref)
+    point_vertex: dict[int, int] = {}
+    vertex_res = [-1] * n_nodes
+    vertex_side_hex = [[-1, -1] for _ in range(n_nodes)]
+    for pt, (s0, s1) in enumerate(point_members):
+        if s0 and s1 and (len(s0) > 1 or len(s1) > 1):
+            point_vertex[pt] = n_nodes + len(point_vertex)
+            vertex_res.append(pt)
+            vertex_side_hex.append([path_hex[s0[0]], path_hex[s1[0]]])
+    n_vertices = n_nodes + len(point_vertex)
+    n_paths = len(path_obj)
+
+    def end_point(pid: int, end_no: int):
+        for e, pt, side in path_points[pid]:
+            if e == end_no:
+                return pt, side
+        return None
+
+    def vertex_at(pid: int, end_no: int):
+        """(vertex, side, terminal) at one end of a path; None if the end is a dead end;
+        ('pass', point, side) if the end is a plain hexside the chain continues through."""
+        hex_id, p = path_obj[pid]
+        end = p.ends[end_no]
+        if not end.is_edge:
+            return node_index[(hex_id, end.node)], -1, p.terminal
+        found = end_point(pid, end_no)
+        if found is None:
+            return None
+        pt, side = found
+        if pt in point_vertex:
+            return point_vertex[pt], side, False
+        s0, s1 = point_members[pt]
+        if not s0 or not s1:
+            return None
+        return ("pass", pt, side)
+
+    chains: list[dict] = []
+    seen: set[frozenset] = set()
+    for start_pid in range(n_paths):
+        if not usable[start_pid]:
+            continue
+        for start_end in (0, 1):
+            first = vertex_at(start_pid, start_end)
+            if first is None or isinstance(first[0], str):
+                continue  # chains are walked from a vertex end only
+            paths = [start_pid]
+            crossings: list[int] = []
+            pid, came_in = start_pid, start_end
+            ok = True
+            while True:
+                out_end = 1 - came_in
+                nxt = vertex_at(pid, out_end)
+                if nxt is None:
+                    ok = False
+                    break
+                if isinstance(nxt[0], str):
+                    _, pt, side = nxt
+                    other = point_members[pt][1 - side][0]
+                    if other in paths:
+                        ok = False
+                        break
+                    crossings.append(pt)
+                    paths.append(other)
+                    came_in = next(e for e, q, _s in path_points[other] if q == pt)
+                    pid = other
+                    continue
+                last = nxt
+                break
+            if not ok:
+                continue
+            key = frozenset(paths)
+            if key in seen:
+                continue
+            seen.add(key)
+            if first[0] == last[0]:
+                continue  # a loop back to its own vertex can never be part of a route
+            chains.append({"a": first, "b": last, "paths": paths, "crossings": crossings})
+
+    words = max(1, (n_paths + len(point_members) + extra_resources + 63) // 64)
+    n_chains = len(chains)
+    chain_ends = np.zeros((n_chains, 2), np.int32)
+    chain_side = np.full((n_chains, 2), -1, np.int8)
+    chain_terminal = np.zeros((n_chains, 2), np.bool_)
+    chain_crossings = np.zeros(n_chains, np.int32)
+    chain_res = np.zeros((n_chains, words), np.uint64)
+    path_ptr = [0]
+    flat_paths: list[int] = []
+    hex_ptr = [0]
+    flat_hexes: list[int] = []
+    for c, ch in enumerate(chains):
+        chain_ends[c] = (ch["a"][0], ch["b"][0])
+        chain_side[c] = (ch["a"][1], ch["b"][1])
+        chain_terminal[c] = (ch["a"][2], ch["b"][2])
+        chain_crossings[c] = len(ch["crossings"])
+        for r in ch["paths"] + [n_paths + pt for pt in ch["crossings"]]:
+            chain_res[c, r >> 6] |= np.uint64(1) << np.uint64(r & 63)
+        flat_paths.extend(ch["paths"])
+        path_ptr.append(len(flat_paths))
+        hexes: list[int] = []
+        for pid in ch["paths"]:
+            if not hexes or hexes[-1] != path_hex[pid]:
+                hexes.append(path_hex[pid])
+        flat_hexes.extend(hexes)
+        hex_ptr.append(len(flat_hexes))
+
+    incident: list[list[tuple[int, int]]] = [[] for _ in range(n_vertices)]
+    for c in range(n_chains):
+        incident[chain_ends[c, 0]].append((c, 0))
+        incident[chain_ends[c, 1]].append((c, 1))
+    adj_ptr = np.zeros(n_vertices + 1, np.int32)
+    adj_chain: list[int] = []
+    adj_end: list[int] = []
+    for v in range(n_vertices):
+        for c, e in incident[v]:
+            adj_chain.append(c)
+            adj_end.append(e)
+        adj_ptr[v + 1] = len(adj_chain)
+
+    return TrackGraph(
+        hex_ids=hex_ids,
+        node_ref=tuple(node_ref),
+        node_hex=np.asarray(node_hex, np.int32),
+        node_kind=np.asarray(node_kind, np.int8),
+        n_vertices=n_vertices,
+        vertex_res=np.asarray([r if r < 0 else n_paths + r for r in vertex_res], np.int32),
+        vertex_side_hex=np.asarray(vertex_side_hex, np.int32).reshape(n_vertices, 2),
+        chain_ends=chain_ends,
+        chain_side=chain_side,
+        chain_terminal=chain_terminal,
+        chain_crossings=chain_crossings,
+        chain_path_ptr=np.asarray(path_ptr, np.int32),
+        chain_paths=np.asarray(flat_paths, np.int32),
+        chain_hex_ptr=np.asarray(hex_ptr, np.int32),
+        chain_hexes=np.asarray(flat_hexes, np.int32),
+        chain_res=chain_res,
+        adj_ptr=adj_ptr,
+        adj_chain=np.asarray(adj_chain, np.int32),
+        adj_end=np.asarray(adj_end, np.int8),
+        path_ref=tuple(path_ref),
+        path_hex=np.asarray(path_hex, np.int32),
+        n_paths=n_paths,
+        n_hexsides=len(point_members),
+        words=words,
+        node_index={ref: i for i, ref in enumerate(node_ref)},
+        path_index={ref: i for i, ref in enumerate(path_ref)},
+    )

@@ -1,0 +1,178 @@
+"""Lower one train under one rules profile to per-node arrays the search kernels read."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from hexrail.graph.track import TrackGraph
+from hexrail.model.position import Position, Train
+from hexrail.model.trains import UNLIMITED, TrainSpec
+from hexrail.rules.base import Bonus, Profile
+
+KIND_INDEX = {"city": 0, "town": 1, "offboard": 2, "halt": 3}
+NO_LIMIT = 1 << 40
+
+
+def row_caps(spec: TrainSpec, field: str) -> np.ndarray:
+    """Capacity of the rows for every set of stop kinds (bit k = kind k): the Hall bound."""
+    caps = np.zeros(16, np.int64)
+    for s in range(1, 16):
+        kinds = {k for k, i in KIND_INDEX.items() if (s >> i) & 1}
+        total = 0
+        for row in spec.rows:
+            if row.kinds & kinds:
+                value = getattr(row, field)
+                total += NO_LIMIT if value >= UNLIMITED else value
+        caps[s] = min(total, NO_LIMIT)
+    return caps
+
+
+@dataclass(frozen=True, eq=False)
+class TrainData:
+    """What one train sees on the compiled graph."""
+
+    train: Train
+    node_kidx: np.ndarray  # int8: stop kind index, -1 if not a stop for this train
+    node_cost: np.ndarray  # int64: visit units a counted stop uses
+    node_optional: np.ndarray  # bool: may be passed without counting
+    node_block: np.ndarray  # int8: 0 free, 1 passable with a bypass, 2 never passed through
+    node_can_end: np.ndarray  # bool
+    node_anchor_rank: np.ndarray  # int64: anchors (tokened stops) ranked, -1 otherwise
+    node_group: np.ndarray  # int64: -1 or group id
+    node_value: np.ndarray  # int64: revenue when counted
+    node_subsidy: np.ndarray  # int64: subsidy when counted
+    node_weight: np.ndarray  # int64: what counting the stop is worth to the objective
+    node_tags: np.ndarray  # int64 bitmask of bonus tags
+    visit_cap: np.ndarray
+    pay_cap: np.ndarray
+    hex_limit: int
+    min_stops: int
+    hex_noreenter: np.ndarray  # bool per hex
+    max_bypass: int
+    n_groups: int
+    bonuses: tuple[Bonus, ...]
+    tag_names: tuple[str, ...]
+    bonus_cond_ptr: np.ndarray
+    bonus_cond_tag: np.ndarray
+    bonus_cond_min: np.ndarray
+    bonus_amount: np.ndarray
+    bonus_group: np.ndarray
+    bonus_per_count: np.ndarray
+    n_bonus_groups: int
+
+    @property
+    def anchors(self) -> np.ndarray:
+        ranked = np.flatnonzero(self.node_anchor_rank >= 0)
+        return ranked[np.argsort(self.node_anchor_rank[ranked])]
+
+    def key(self) -> bytes:
+        """Two trains with equal keys have the same candidate routes."""
+        parts = [self.node_kidx, self.node_cost, self.node_optional, self.node_block,
+                 self.node_can_end, self.node_anchor_rank, self.node_value, self.node_subsidy,
+                 self.node_weight, self.node_tags, self.visit_cap, self.pay_cap,
+                 np.array([self.hex_limit, self.min_stops, self.max_bypass])]
+        return b"".join(p.tobytes() for p in parts) + repr(self.bonuses).encode()
+
+
+def lower_train(pos: Position, graph: TrackGraph, profile: Profile, train: Train,
+                objective: str = "income") -> TrainData:
+    """The arrays of `train` on `graph` as `profile` rules them."""
+    n = graph.n_nodes
+    kidx = np.full(n, -1, np.int8)
+    cost = np.zeros(n, np.int64)
+    optional = np.zeros(n, np.bool_)
+    block = np.zeros(n, np.int8)
+    can_end = np.zeros(n, np.bool_)
+    anchor = np.zeros(n, np.bool_)
+    group = np.full(n, -1, np.int64)
+    value = np.zeros(n, np.int64)
+    subsidy = np.zeros(n, np.int64)
+    tags = np.zeros(n, np.int64)
+    group_ids: dict[str, int] = {}
+    bonuses = profile.bonuses(pos, train)
+    tag_names = sorted({tag for b in bonuses for tag, _ in b.conditions})
+    if len(tag_names) > 63:
+        raise ValueError("at most 63 bonus tags")
+    tag_bit = {t: i for i, t in enumerate(tag_names)}
+    spec = train.spec
+    for h in pos.hexes:
+        hex_tags = 0
+        if tag_bit:
+            for tag in profile.hex_tags(pos, train, h):
+                if tag in tag_bit:
+                    hex_tags |= 1 << tag_bit[tag]
+        for node in h.tile.nodes:
+            i = graph.node_index[f"{h.id}-{node.index}"]
+            if profile.blocks(pos, train, h, node):
+                # Only a city full of other tokens may be bypassed; offboards never.
+                block[i] = 1 if node.kind in ("city", "pass") else 2
+            if not node.is_stop:
+                continue
+            kidx[i] = KIND_INDEX[node.kind]
+            cost[i] = node.visit_cost
+            optional[i] = profile.is_optional(pos, train, h, node)
+            can_end[i] = profile.can_end(pos, train, h, node)
+            anchor[i] = profile.is_anchor(pos, train, h, node) if spec.requires_token else True
+            value[i] = profile.stop_value(pos, train, h, node)
+            subsidy[i] = profile.stop_subsidy(pos, train, h, node)
+            tags[i] = hex_tags
+            if node.groups:
+                group[i] = group_ids.setdefault(node.groups[0], len(group_ids))
+    rank = np.full(n, -1, np.int64)
+    rank[np.flatnonzero(anchor)] = np.arange(int(anchor.sum()))
+    weight = value + (subsidy if objective == "income" else 0)
+    plan = profile.plan_rules(pos)
+
+    cond_ptr = [0]
+    cond_tag: list[int] = []
+    cond_min: list[int] = []
+    bonus_groups: dict[str, int] = {}
+    b_group = []
+    for b in bonuses:
+        for tag, at_least in b.conditions:
+            cond_tag.append(tag_bit[tag])
+            cond_min.append(at_least)
+        cond_ptr.append(len(cond_tag))
+        b_group.append(bonus_groups.setdefault(b.group, len(bonus_groups)) if b.group else -1)
+
+    return TrainData(
+        train=train, node_kidx=kidx, node_cost=cost, node_optional=optional, node_block=block,
+        node_can_end=can_end, node_anchor_rank=rank, node_group=group, node_value=value,
+        node_subsidy=subsidy, node_weight=weight, node_tags=tags,
+        visit_cap=row_caps(spec, "visit"), pay_cap=row_caps(spec, "pay"),
+        hex_limit=spec.hexes, min_stops=spec.min_stops,
+        hex_noreenter=np.array([profile.reentry_forbidden(pos, h) for h in pos.hexes], np.bool_),
+        max_bypass=plan.max_bypass, n_groups=len(group_ids),
+        bonuses=bonuses, tag_names=tuple(tag_names),
+        bonus_cond_ptr=np.asarray(cond_ptr, np.int64),
+        bonus_cond_tag=np.asarray(cond_tag, np.int64),
+        bonus_cond_min=np.asarray(cond_min, np.int64),
+        bonus_amount=np.asarray([b.amount for b in bonuses], np.int64),
+        bonus_group=np.asarray(b_group, np.int64),
+        bonus_per_count=np.asarray([b.per_count for b in bonuses], np.bool_),
+        n_bonus_groups=len(bonus_groups),
+    )
+
+
+def name_bonuses(td: TrainData, stop_ids: list[int]) -> tuple[tuple[str, int], ...]:
+    """The bonuses a route with these visited stops earns, by name (mirrors the kernel's sum)."""
+    if not td.bonuses:
+        return ()
+    counts = {tag: 0 for tag in td.tag_names}
+    for s in stop_ids:
+        for bit, tag in enumerate(td.tag_names):
+            if (int(td.node_tags[s]) >> bit) & 1:
+                counts[tag] += 1
+    best: dict[str, tuple[str, int]] = {}
+    out: list[tuple[str, int]] = []
+    for b in td.bonuses:
+        if not all(counts[tag] >= at_least for tag, at_least in b.conditions):
+            continue
+        amount = b.amount * (counts[b.conditions[0][0]] if b.per_count else 1)
+        if not b.group:
+            out.append((b.name, amount))
+        elif amount > best.get(b.group, ("", 0))[1]:
+            best[b.group] = (b.name, amount)
+    return tuple(out + [v for v in best.values() if v[1] > 0])

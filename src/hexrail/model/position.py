@@ -1,0 +1,166 @@
+"""The board state one company runs its trains on: the value everything else starts from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from typing import Any
+
+from hexrail.errors import HexrailError
+from hexrail.model.frozen import FrozenMap
+from hexrail.model.hexgrid import Layout
+from hexrail.model.tile import Node, Tile, Token
+from hexrail.model.trains import TrainSpec
+
+
+@dataclass(frozen=True, slots=True)
+class Hex:
+    """One map hex with its tile (already rotated) and the tokens in its cities."""
+
+    id: str
+    tile: Tile = field(default_factory=Tile)
+    tokens: tuple[tuple[int, tuple[Token | None, ...]], ...] = ()  # (city node index, slots)
+    icons: tuple[str, ...] = ()  # map icons and markers on the hex (tile icons included)
+    neighbours: tuple[str | None, ...] | None = None  # explicit routing neighbours per side
+    location: str | None = None
+
+    def slots(self, node_index: int) -> tuple[Token | None, ...]:
+        for index, slots in self.tokens:
+            if index == node_index:
+                return slots
+        return ()
+
+    def node(self, index: int) -> Node:
+        try:
+            return self.tile.node(index)
+        except KeyError:
+            raise HexrailError(f"no node n{index}", where=f"hex {self.id}") from None
+
+    @property
+    def impassable(self) -> frozenset[int]:
+        return frozenset(b.edge for b in self.tile.borders if b.type == "impassable")
+
+
+@dataclass(frozen=True, slots=True)
+class Company:
+    id: str
+    home: tuple[str, ...] = ()  # hex ids or node references ("E5-0")
+    name: str = ""
+    closed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Train:
+    id: str
+    name: str
+    spec: TrainSpec
+    # Stop values that differ for this train, by node reference ("E5-0" → 80).
+    revenue_overrides: FrozenMap = field(default_factory=FrozenMap)
+
+
+@dataclass(frozen=True, slots=True)
+class Phase:
+    name: str = "1"
+    colors: tuple[str, ...] = ("yellow",)
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    profile: str = "generic"
+    options: FrozenMap = field(default_factory=FrozenMap)
+
+
+@dataclass(frozen=True)
+class Position:
+    """A board, the operating company and its trains, the phase and the rules profile.
+
+    Validated on construction: every token names a known company and fits its city, every
+    explicit neighbour is on the map, train ids are unique.
+    """
+
+    layout: Layout
+    hexes: tuple[Hex, ...]
+    company: str
+    companies: tuple[Company, ...]
+    trains: tuple[Train, ...]
+    phase: Phase = field(default_factory=Phase)
+    rules: Rules = field(default_factory=Rules)
+    state: FrozenMap = field(default_factory=FrozenMap)  # title-specific facts (profiles read them)
+    meta: FrozenMap = field(default_factory=FrozenMap, compare=False, hash=False)
+
+    def __post_init__(self) -> None:
+        ids = [h.id for h in self.hexes]
+        if len(set(ids)) != len(ids):
+            dup = next(i for i in ids if ids.count(i) > 1)
+            raise HexrailError("hex listed twice", where=f"hex {dup}")
+        for h in self.hexes:
+            self.layout.xy(h.id)  # the name must parse
+        known = {c.id for c in self.companies}
+        if self.company not in known:
+            raise HexrailError(f"operating company {self.company!r} is not among the companies",
+                               where="company")
+        train_ids = [t.id for t in self.trains]
+        if len(set(train_ids)) != len(train_ids):
+            raise HexrailError("two trains share an id", where="trains")
+        by_id = {h.id: h for h in self.hexes}
+        for h in self.hexes:
+            if h.neighbours is not None:
+                if len(h.neighbours) != 6:
+                    raise HexrailError("neighbours must list six entries", where=f"hex {h.id}")
+                for nb in h.neighbours:
+                    if nb is not None and nb not in by_id:
+                        raise HexrailError(f"neighbour {nb} is not on the map", where=f"hex {h.id}")
+            for index, slots in h.tokens:
+                node = h.node(index)
+                where = f"hex {h.id} city n{index}"
+                if node.kind not in ("city", "pass"):
+                    raise HexrailError(f"tokens placed on a {node.kind}", where=where)
+                if len(slots) > node.slots:
+                    raise HexrailError(f"{len([s for s in slots if s])} tokens in {node.slots} slots",
+                                       where=where)
+                for token in slots:
+                    if token is not None and token.company not in known:
+                        raise HexrailError(f"token of unknown company {token.company!r}", where=where)
+        for c in self.companies:
+            for home in c.home:
+                hex_id = home.split("-")[0]
+                if hex_id not in by_id:
+                    raise HexrailError(f"home {home} is not on the map", where=f"company {c.id}")
+
+    @cached_property
+    def hex_by_id(self) -> dict[str, Hex]:
+        return {h.id: h for h in self.hexes}
+
+    def hex(self, hex_id: str) -> Hex:
+        try:
+            return self.hex_by_id[hex_id]
+        except KeyError:
+            raise HexrailError("no such hex on the map", where=f"hex {hex_id}") from None
+
+    def operating(self) -> Company:
+        return next(c for c in self.companies if c.id == self.company)
+
+    def neighbour(self, hex_id: str, edge: int) -> str | None:
+        """The hex track leaving side `edge` of `hex_id` continues into, or None."""
+        h = self.hex(hex_id)
+        if h.neighbours is not None:
+            return h.neighbours[edge]
+        if edge in h.impassable:
+            return None
+        nb = self.layout.neighbour(hex_id, edge)
+        other = self.hex_by_id.get(nb)
+        if other is None or (edge + 3) % 6 in other.impassable:
+            return None
+        return nb
+
+    def with_tile(self, hex_id: str, tile: Tile) -> Position:
+        """A copy with `tile` placed on `hex_id` (tokens kept)."""
+        self.hex(hex_id)
+        hexes = tuple(replace(h, tile=tile) if h.id == hex_id else h for h in self.hexes)
+        return replace(self, hexes=hexes)
+
+    def with_trains(self, trains: tuple[Train, ...]) -> Position:
+        return replace(self, trains=tuple(trains))
+
+    def option(self, name: str, default: Any = None) -> Any:
+        return self.rules.options.get(name, default)

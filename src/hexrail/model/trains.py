@@ -1,0 +1,152 @@
+"""Train distance specs: rows of stop kinds a train may visit and is paid for.
+
+A spec is a tuple of `Row`s. A route may *visit* up to ``row.visit`` stops of the row's kinds and
+is *paid* for the best ``row.pay`` of them; a stop may use any row that lists its kind (the
+assignment of stops to rows is chosen in the route's favour). Shorthands (ROUTE_RULES.md §1):
+
+========  ==========================================================
+``N``     visit N stops of any kind, all pay
+``N+M``   N cities/offboards plus M towns/halts
+``D``     unlimited
+``x/y``   visit y, pay the best x
+``NE``    express: visit any number, pay the best N
+``NH``    hex train: at most N hex-side crossings, every stop pays
+========  ==========================================================
+
+>>> parse_spec("3+1").rows
+(Row(kinds=frozenset({'city', 'offboard'}), pay=3, visit=3, multiplier=1), Row(kinds=frozenset({'halt', 'town'}), pay=1, visit=1, multiplier=1))
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from hexrail.errors import HexrailError
+from hexrail.model.frozen import FrozenMap
+from hexrail.model.tile import STOP_KINDS
+
+UNLIMITED = 999
+ALL_KINDS = frozenset(STOP_KINDS)
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    kinds: frozenset[str]
+    pay: int
+    visit: int
+    multiplier: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class TrainSpec:
+    """What a train may visit and what it is paid for."""
+
+    rows: tuple[Row, ...]
+    hexes: int = 0  # > 0: a hex train limited to this many hex-side crossings
+    multiplier: int = 1
+    kind_multipliers: FrozenMap = field(default_factory=FrozenMap)
+    min_stops: int = 2
+    requires_token: bool = True
+    track: str = "broad"
+
+    def __post_init__(self) -> None:
+        if not self.rows:
+            raise HexrailError("a train needs at least one distance row")
+        for row in self.rows:
+            if not row.kinds or not row.kinds <= ALL_KINDS:
+                raise HexrailError(f"row kinds {sorted(row.kinds)} must be among {sorted(ALL_KINDS)}")
+            if row.pay < 0 or row.visit < row.pay:
+                raise HexrailError(f"row pays {row.pay} of {row.visit}: need 0 <= pay <= visit")
+
+    @property
+    def unlimited(self) -> bool:
+        return all(r.visit >= UNLIMITED for r in self.rows)
+
+
+_SHORTHANDS: list[tuple[re.Pattern, Any]] = [
+    (re.compile(r"^(\d+)$"), lambda n: (Row(ALL_KINDS, int(n), int(n)),)),
+    (re.compile(r"^(\d+)\+(\d+)$"), lambda n, m: (
+        Row(frozenset({"city", "offboard"}), int(n), int(n)),
+        Row(frozenset({"town", "halt"}), int(m), int(m)),
+    )),
+    (re.compile(r"^(\d+)/(\d+)$"), lambda x, y: (Row(ALL_KINDS, int(x), int(y)),)),
+    (re.compile(r"^(\d+)E$"), lambda n: (Row(ALL_KINDS, int(n), UNLIMITED),)),
+    (re.compile(r"^D$"), lambda: (Row(ALL_KINDS, UNLIMITED, UNLIMITED),)),
+]
+_HEX_TRAIN = re.compile(r"^(\d+)H$")
+
+
+def parse_spec(spec: Any, *, where: str = "train") -> TrainSpec:
+    """Parse a shorthand string or a ``{"rows": [...], ...}`` object into a `TrainSpec`."""
+    if isinstance(spec, TrainSpec):
+        return spec
+    if isinstance(spec, int) and not isinstance(spec, bool):
+        spec = str(spec)
+    if isinstance(spec, str):
+        text = spec.strip()
+        if m := _HEX_TRAIN.match(text):
+            return TrainSpec(rows=(Row(ALL_KINDS, UNLIMITED, UNLIMITED),), hexes=int(m.group(1)))
+        for pattern, build in _SHORTHANDS:
+            if m := pattern.match(text):
+                rows = build(*m.groups())
+                _check_rows(rows, where)
+                return TrainSpec(rows=rows)
+        raise HexrailError(
+            f"train spec {spec!r} does not parse; expected N, N+M, D, x/y, NE, NH or a rows object",
+            where=where)
+    if isinstance(spec, dict) or isinstance(spec, FrozenMap):
+        return _parse_rows_object(spec, where)
+    raise HexrailError(f"train spec must be a string or an object, not {spec!r}", where=where)
+
+
+def _check_rows(rows: tuple[Row, ...], where: str) -> None:
+    for row in rows:
+        if row.visit == 0 and row.pay == 0 and len(rows) == 1:
+            raise HexrailError("a train must be able to visit at least one stop", where=where)
+
+
+def _as_int(value: Any, field_name: str, where: str, default: int) -> int:
+    if value is None:
+        return default
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise HexrailError(f"{field_name} must be a non-negative integer, not {value!r}", where=where)
+    return value
+
+
+def _parse_rows_object(obj: Any, where: str) -> TrainSpec:
+    rows_in = obj.get("rows")
+    if not isinstance(rows_in, (list, tuple)) or not rows_in:
+        raise HexrailError("a rows object needs a non-empty 'rows' list", where=where)
+    rows = []
+    for k, row in enumerate(rows_in):
+        here = f"{where}.rows[{k}]"
+        if not isinstance(row, (dict, FrozenMap)):
+            raise HexrailError("each row must be an object", where=here)
+        kinds = row.get("nodes", sorted(ALL_KINDS))
+        if isinstance(kinds, str) or not all(k in ALL_KINDS for k in kinds):
+            raise HexrailError(f"nodes must list stop kinds among {sorted(ALL_KINDS)}", where=here)
+        pay = _as_int(row.get("pay"), "pay", here, UNLIMITED)
+        visit = _as_int(row.get("visit"), "visit", here, pay)
+        if visit < pay:
+            raise HexrailError(f"visit {visit} is less than pay {pay}", where=here)
+        rows.append(Row(frozenset(kinds), min(pay, UNLIMITED), min(visit, UNLIMITED),
+                        _as_int(row.get("multiplier"), "multiplier", here, 1)))
+    kind_mult = obj.get("kind_multipliers") or {}
+    for kind, mult in dict(kind_mult).items():
+        if kind not in ALL_KINDS:
+            raise HexrailError(f"kind_multipliers names unknown kind {kind!r}", where=where)
+        _as_int(mult, f"kind_multipliers.{kind}", where, 1)
+    try:
+        return TrainSpec(
+            rows=tuple(rows),
+            hexes=_as_int(obj.get("hexes"), "hexes", where, 0),
+            multiplier=_as_int(obj.get("multiplier"), "multiplier", where, 1),
+            kind_multipliers=FrozenMap(kind_mult),
+            min_stops=_as_int(obj.get("min_stops"), "min_stops", where, 2),
+            requires_token=bool(obj.get("requires_token", True)),
+            track=str(obj.get("track", "broad")),
+        )
+    except HexrailError as err:
+        raise HexrailError(str(err), where=where) from None

@@ -1,0 +1,144 @@
+"""A plan: one route per running train, with what each earns, and whether it is proven best."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from hexrail.errors import HexrailError
+
+FORMAT = "hexrail-plan/1"
+
+
+@dataclass(frozen=True)
+class RoutePlan:
+    """One train's route.
+
+    ``stops`` are the stops visited in route order (``"E5-0"``: hex and node index); ``paid`` the
+    ones the train is paid for; ``paths`` the track used in order (``"E5:2"``: hex and index in
+    the hex's path list); ``hexes`` the hexes passed in order.
+    """
+
+    train: str
+    train_name: str
+    stops: tuple[str, ...]
+    paid: tuple[str, ...] = ()
+    paths: tuple[str, ...] = ()
+    hexes: tuple[str, ...] = ()
+    revenue: int = 0
+    subsidy: int = 0
+    bonuses: tuple[tuple[str, int], ...] = ()
+    crossings: int = 0
+    extra: dict = field(default_factory=dict, compare=False)
+
+    def to_json(self) -> dict[str, Any]:
+        out = {
+            "train": self.train, "train_name": self.train_name, "revenue": self.revenue,
+            "subsidy": self.subsidy, "stops": list(self.stops), "paid": list(self.paid),
+            "hexes": list(self.hexes), "paths": list(self.paths),
+            "bonuses": [{"name": n, "amount": a} for n, a in self.bonuses],
+            "crossings": self.crossings,
+        }
+        out.update(self.extra)
+        return out
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The routes a company runs and its income.
+
+    ``revenue`` counts what the trains earn (bonuses included), ``subsidy`` what goes to the
+    treasury; ``optimal`` says the total is proven maximal for the objective; otherwise
+    ``upper_bound`` bounds what any plan could reach.
+    """
+
+    routes: tuple[RoutePlan, ...]
+    revenue: int
+    subsidy: int = 0
+    optimal: bool = True
+    upper_bound: int = 0
+    objective: str = "income"
+    profile: str = "generic"
+    company: str = ""
+    timings: dict = field(default_factory=dict, compare=False)
+    stats: dict = field(default_factory=dict, compare=False)
+
+    @property
+    def total(self) -> int:
+        return self.revenue + self.subsidy
+
+    def route(self, train: str) -> RoutePlan | None:
+        return next((r for r in self.routes if r.train == train), None)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT,
+            "company": self.company,
+            "profile": self.profile,
+            "objective": self.objective,
+            "revenue": self.revenue,
+            "subsidy": self.subsidy,
+            "total": self.total,
+            "optimal": self.optimal,
+            "upper_bound": self.upper_bound,
+            "routes": [r.to_json() for r in self.routes],
+            "timings": self.timings,
+            "stats": self.stats,
+        }
+
+    def dumps(self, indent: int | None = 2) -> str:
+        return json.dumps(self.to_json(), indent=indent)
+
+    def table(self) -> str:
+        """A plain-text table: train, stops, revenue, and the total."""
+        rows = [("train", "stops", "revenue")]
+        for r in self.routes:
+            paid = set(r.paid)
+            stops = " ".join(s if s in paid else f"({s})" for s in r.stops)
+            amount = str(r.revenue)
+            if r.subsidy:
+                amount += f" +{r.subsidy} subsidy"
+            if r.bonuses:
+                amount += " incl. " + ", ".join(f"{n} {a}" for n, a in r.bonuses)
+            rows.append((r.train, stops, amount))
+        widths = [max(len(row[k]) for row in rows) for k in range(2)]
+        lines = [f"{a:<{widths[0]}}  {b:<{widths[1]}}  {c}" for a, b, c in rows]
+        lines.insert(1, "-" * max(len(x) for x in lines))
+        total = f"total {self.revenue}"
+        if self.subsidy:
+            total += f" + {self.subsidy} subsidy"
+        if self.optimal:
+            total += "  (proven optimal)"
+        else:
+            total += f"  (not proven optimal; no plan exceeds {self.upper_bound})"
+        lines.append(total)
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.table()
+
+
+def plan_from_json(data: Any) -> Plan:
+    """Read a plan (ours, or one a person wrote: each route needs ``train`` and ``paths``)."""
+    if not isinstance(data, dict) or not isinstance(data.get("routes"), list):
+        raise HexrailError("a plan must be an object with a 'routes' list", where="plan")
+    routes = []
+    for k, r in enumerate(data["routes"]):
+        where = f"plan.routes[{k}]"
+        if not isinstance(r, dict) or "train" not in r:
+            raise HexrailError("each route needs a 'train' id", where=where)
+        if not r.get("paths") and not r.get("stops"):
+            raise HexrailError("a route needs its track ('paths') or its stops ('stops')", where=where)
+        for key in ("paths", "stops"):
+            if not isinstance(r.get(key, []), list) or not all(isinstance(x, str) for x in r.get(key, [])):
+                raise HexrailError(f"'{key}' must be a list of strings", where=where)
+        routes.append(RoutePlan(
+            train=str(r["train"]), train_name=str(r.get("train_name", "")),
+            stops=tuple(r.get("stops", ())), paid=tuple(r.get("paid", ())),
+            paths=tuple(r.get("paths", ())), hexes=tuple(r.get("hexes", ())),
+            revenue=int(r.get("revenue", 0)), subsidy=int(r.get("subsidy", 0)),
+        ))
+    return Plan(routes=tuple(routes), revenue=int(data.get("revenue", 0)),
+                subsidy=int(data.get("subsidy", 0)), optimal=bool(data.get("optimal", False)),
+                upper_bound=int(data.get("upper_bound", 0)))

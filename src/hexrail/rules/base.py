@@ -1,0 +1,141 @@
+"""What a rules profile is: data plus a few named hooks, each with the generic default.
+
+The compiler asks a profile, per train and per node, what a stop is worth, whether it blocks,
+whether a route may end there, and which bonuses a route can earn; the answers become arrays.
+Plan-level couplings (stops paying once, home route, one bypass per round, ...) are declared as
+`PlanRules` and handled exactly by the combiner. No game name appears outside ``hexrail.rules``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from hexrail.errors import HexrailError
+from hexrail.model.position import Hex, Position, Train
+from hexrail.model.tile import Node
+from hexrail.model.trains import TrainSpec, parse_spec
+
+
+@dataclass(frozen=True, slots=True)
+class Bonus:
+    """A per-route bonus, earned when the route's stops carry the required tags.
+
+    ``conditions`` are ``(tag, at_least)`` pairs that must all hold, counting the route's
+    visited stops whose hex carries ``tag``. Bonuses sharing a non-empty ``group`` are exclusive:
+    the route earns the largest one that applies. With ``per_count`` the amount is multiplied by
+    the number of stops carrying the first condition's tag.
+    """
+
+    name: str
+    amount: int
+    conditions: tuple[tuple[str, int], ...]
+    group: str = ""
+    per_count: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class PlanRules:
+    """Rules that couple the routes of one company."""
+
+    share_track: bool = False  # trains may use the same track (never within one route)
+    stops_pay_once: bool = False  # a location pays once across all routes
+    home_route: bool = False  # one route must include the home token
+    intersect: bool = False  # the routes' stop sets form one connected graph
+    max_bypass: int = 0  # passes through a blocked city allowed per round (all trains together)
+
+
+class Profile:
+    """The generic profile (ROUTE_RULES.md §1); games subclass it and override hooks."""
+
+    name: ClassVar[str] = "generic"
+    description: ClassVar[str] = "Generic 18xx routes (1830 family): N, N+M, D, x/y, NE, NH trains"
+    train_types: ClassVar[tuple[str, ...]] = ("N", "N+M", "D", "x/y", "NE", "NH", "rows")
+    options: ClassVar[dict[str, str]] = {}
+
+    def __init__(self, position: Position | None = None):
+        self.position = position
+
+    # -- trains -------------------------------------------------------------------------
+    def parse_train(self, spec: Any, where: str) -> TrainSpec:
+        """Turn a train spec (shorthand string or rows object) into a `TrainSpec`."""
+        return parse_spec(spec, where=where)
+
+    # -- stops, per train -----------------------------------------------------------------
+    def stop_value(self, pos: Position, train: Train, hex_: Hex, node: Node) -> int:
+        """What `node` pays `train` if counted (before route bonuses)."""
+        ref = f"{hex_.id}-{node.index}"
+        if ref in train.revenue_overrides:
+            return int(train.revenue_overrides[ref])
+        spec = train.spec
+        mult = spec.multiplier * int(spec.kind_multipliers.get(node.kind, 1))
+        return node.value(pos.phase.colors) * mult
+
+    def stop_subsidy(self, pos: Position, train: Train, hex_: Hex, node: Node) -> int:
+        """Subsidy to the treasury when `node` is counted (halts in some titles)."""
+        return 0
+
+    def is_optional(self, pos: Position, train: Train, hex_: Hex, node: Node) -> bool:
+        """May the train pass the stop without counting it?"""
+        return node.route == "optional"
+
+    def blocks(self, pos: Position, train: Train, hex_: Hex, node: Node) -> bool:
+        """May the train not pass *through* this node (it may still start or end there)?"""
+        if node.kind == "offboard":
+            return True
+        if node.kind not in ("city", "pass"):
+            return False
+        slots = hex_.slots(node.index)
+        if node.slots == 0 or len(slots) < node.slots:
+            return False
+        if any(t is not None and t.company == pos.company for t in slots):
+            return False
+        return all(t is not None and t.blocks for t in slots)
+
+    def can_end(self, pos: Position, train: Train, hex_: Hex, node: Node) -> bool:
+        """May a route of this train start or end at `node`?"""
+        return node.is_stop
+
+    def is_anchor(self, pos: Position, train: Train, hex_: Hex, node: Node) -> bool:
+        """Does the route count as tokened when it visits this node? (own token city)"""
+        return any(t is not None and t.company == pos.company for t in hex_.slots(node.index))
+
+    # -- routes ---------------------------------------------------------------------------
+    def reentry_forbidden(self, pos: Position, hex_: Hex) -> bool:
+        """May a route not leave this hex and come back into it?"""
+        return False
+
+    def hex_tags(self, pos: Position, train: Train, hex_: Hex) -> tuple[str, ...]:
+        """Tags the stops of this hex carry for bonuses (icons by default)."""
+        return hex_.icons
+
+    def bonuses(self, pos: Position, train: Train) -> tuple[Bonus, ...]:
+        """Per-route bonuses this train can earn."""
+        return ()
+
+    def plan_rules(self, pos: Position) -> PlanRules:
+        return PlanRules()
+
+
+_REGISTRY: dict[str, type[Profile]] = {}
+
+
+def register(cls: type[Profile]) -> type[Profile]:
+    """Class decorator: make a profile available by its name."""
+    _REGISTRY[cls.name] = cls
+    return cls
+
+
+def get_profile(name: str) -> type[Profile]:
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise HexrailError(f"unknown rules profile {name!r}; known: {sorted(_REGISTRY)}",
+                           where="rules.profile") from None
+
+
+def profiles() -> dict[str, type[Profile]]:
+    return dict(_REGISTRY)
+
+
+register(Profile)

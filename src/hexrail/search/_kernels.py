@@ -1,0 +1,450 @@
+"""numba kernels: enumerate every legal route through one anchor, and choose paid stops.
+
+A route is a simple walk between two stops that contains an *anchor* (a city with the company's
+token, or any stop for trains that need no token). It is built as two *arms* leaving the anchor
+T: arm 1 runs T→A, arm 2 runs T→B over vertices arm 1 did not use; the route is A…T…B. Each
+route is emitted exactly once: from its lowest-ranked anchor (the walk never enters an anchor
+ranked below T), with A < B (node ids; an empty arm ends at T).
+
+Everything a profile decides arrives as arrays (stop kind, value, blocking level, may-end flag,
+bonus tags...), so one kernel serves every train type and game. Limits are monotone: once a
+partial walk breaks the distance limit, no extension can repair it, so the walk is cut there.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+OK = 0
+FULL = 1  # an output buffer is full: grow it and run the anchor again
+
+HARD_BLOCK = 2  # never passed through (offboards, terminal ends)
+SOFT_BLOCK = 1  # passed through only by spending a bypass
+
+
+@njit(cache=True, nogil=True)
+def hall_ok(cnt, cap):
+    """Can stops with `cnt[k]` of each kind k fit rows whose caps per kind-subset are `cap`?"""
+    for s in range(1, 16):
+        tot = 0
+        for k in range(4):
+            if (s >> k) & 1:
+                tot += cnt[k]
+        if tot > cap[s]:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def select_paid(stops, n, node_kidx, node_cost, node_optional, node_weight,
+                visit_cnt, visit_cap, pay_cap, paid):
+    """Choose which of the route's `n` visited stops are paid, maximising their total weight.
+
+    Mandatory stops already occupy `visit_cnt`; an optional stop is counted only if it is worth
+    something and fits the visit rows too. Greedy by weight over the Hall condition of the rows:
+    exact, because paid stops form a transversal matroid over the rows.
+    """
+    order = np.empty(n, np.int64)
+    for i in range(n):
+        order[i] = i
+    # insertion sort by weight, descending; mandatory before optional on ties
+    for i in range(1, n):
+        j = i
+        while j > 0:
+            a = stops[order[j - 1]]
+            b = stops[order[j]]
+            if node_weight[b] > node_weight[a] or (
+                    node_weight[b] == node_weight[a] and not node_optional[b] and node_optional[a]):
+                tmp = order[j - 1]
+                order[j - 1] = order[j]
+                order[j] = tmp
+                j -= 1
+            else:
+                break
+    pay_cnt = np.zeros(4, np.int64)
+    vis = visit_cnt.copy()
+    for i in range(n):
+        paid[i] = False
+    for oi in range(n):
+        i = order[oi]
+        s = stops[i]
+        k = node_kidx[s]
+        if node_optional[s]:
+            if node_weight[s] <= 0:
+                continue
+            vis[k] += node_cost[s]
+            pay_cnt[k] += 1
+            if hall_ok(vis, visit_cap) and hall_ok(pay_cnt, pay_cap):
+                paid[i] = True
+            else:
+                vis[k] -= node_cost[s]
+                pay_cnt[k] -= 1
+        else:
+            pay_cnt[k] += 1
+            if hall_ok(pay_cnt, pay_cap):
+                paid[i] = True
+            else:
+                pay_cnt[k] -= 1
+
+
+@njit(cache=True, nogil=True)
+def route_bonus(stops, n, node_tags, bonus_cond_ptr, bonus_cond_tag, bonus_cond_min,
+                bonus_amount, bonus_group, bonus_per_count, n_groups):
+    """Sum of the bonuses the visited stops earn (exclusive groups pay their best member)."""
+    n_bonus = bonus_amount.shape[0]
+    if n_bonus == 0:
+        return 0
+    tag_cnt = np.zeros(64, np.int64)
+    for i in range(n):
+        t = node_tags[stops[i]]
+        for b in range(64):
+            if (t >> b) & 1:
+                tag_cnt[b] += 1
+    total = 0
+    best = np.zeros(max(n_groups, 1), np.int64)
+    for b in range(n_bonus):
+        ok = True
+        for c in range(bonus_cond_ptr[b], bonus_cond_ptr[b + 1]):
+            if tag_cnt[bonus_cond_tag[c]] < bonus_cond_min[c]:
+                ok = False
+                break
+        if not ok:
+            continue
+        amount = bonus_amount[b]
+        if bonus_per_count[b]:
+            amount *= tag_cnt[bonus_cond_tag[bonus_cond_ptr[b]]]
+        g = bonus_group[b]
+        if g < 0:
+            total += amount
+        elif amount > best[g]:
+            best[g] = amount
+    for g in range(n_groups):
+        total += best[g]
+    return total
+
+
+@njit(cache=True, nogil=True)
+def _chain_hexes_ok(c, forward, cur_hex, chain_hex_ptr, chain_hexes, hex_mark, hex_noreenter):
+    lo = chain_hex_ptr[c]
+    hi = chain_hex_ptr[c + 1]
+    m = hi - lo
+    for i in range(m):
+        h = chain_hexes[lo + i] if forward else chain_hexes[hi - 1 - i]
+        if i == 0 and h == cur_hex:
+            continue
+        if not hex_noreenter[h]:
+            continue
+        if hex_mark[h] > 0:
+            return False
+        for j in range(i):  # the chain itself comes back into h
+            h2 = chain_hexes[lo + j] if forward else chain_hexes[hi - 1 - j]
+            if h2 == h:
+                return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _mark_chain_hexes(c, forward, cur_hex, chain_hex_ptr, chain_hexes, hex_mark, delta):
+    lo = chain_hex_ptr[c]
+    hi = chain_hex_ptr[c + 1]
+    m = hi - lo
+    last = cur_hex
+    for i in range(m):
+        h = chain_hexes[lo + i] if forward else chain_hexes[hi - 1 - i]
+        if i == 0 and h == cur_hex:
+            continue
+        hex_mark[h] += delta
+        last = h
+    return last
+
+
+@njit(cache=True, nogil=True)
+def _emit(split, d, f_vertex, f_chain, f_fwd, f_stop, stops, paid, res, cnt, n_nodes,
+          chain_res, vertex_res, node_kidx, node_cost, node_optional, node_weight, node_value,
+          node_subsidy, node_tags, visit_cap, pay_cap,
+          bonus_cond_ptr, bonus_cond_tag, bonus_cond_min, bonus_amount, bonus_group,
+          bonus_per_count, n_bonus_groups, crossings, bypass,
+          out_revenue, out_subsidy, out_bonus, out_bypass, out_crossings,
+          out_node_ptr, out_nodes, out_paid, out_chain_ptr, out_chains, out_res,
+          n_out, n_out_nodes, n_out_chains):
+    """Write the route A…T…B held in frames 0..split-1 (arm 1) and split+1..d (arm 2).
+
+    Returns the new fill levels, or n_out = -1 when a buffer is full.
+    """
+    words = out_res.shape[1]
+    m = 0
+    for i in range(split - 1, -1, -1):
+        if f_stop[i] == 1:
+            stops[m] = f_vertex[i]
+            m += 1
+    for i in range(split + 1, d + 1):
+        if f_stop[i] == 1:
+            stops[m] = f_vertex[i]
+            m += 1
+    nch = (split - 1) + (d - split)
+    if (n_out >= out_revenue.shape[0] or n_out_nodes + m > out_nodes.shape[0]
+            or n_out_chains + nch > out_chains.shape[0]):
+        return -1, n_out_nodes, n_out_chains
+    select_paid(stops, m, node_kidx, node_cost, node_optional, node_weight,
+                cnt, visit_cap, pay_cap, paid)
+    rev = 0
+    sub = 0
+    for i in range(m):
+        if paid[i]:
+            rev += node_value[stops[i]]
+            sub += node_subsidy[stops[i]]
+    bon = route_bonus(stops, m, node_tags, bonus_cond_ptr, bonus_cond_tag, bonus_cond_min,
+                      bonus_amount, bonus_group, bonus_per_count, n_bonus_groups)
+    for w in range(words):
+        res[w] = 0
+    nc = 0
+    # arm 1 reversed (A → T), then arm 2 (T → B); ~c marks a chain run from end b to end a
+    for i in range(split - 1, 0, -1):
+        c = f_chain[i]
+        out_chains[n_out_chains + nc] = ~c if f_fwd[i] else c
+        nc += 1
+        for w in range(words):
+            res[w] |= chain_res[c, w]
+    for i in range(split + 1, d + 1):
+        c = f_chain[i]
+        out_chains[n_out_chains + nc] = c if f_fwd[i] else ~c
+        nc += 1
+        for w in range(words):
+            res[w] |= chain_res[c, w]
+    for i in range(1, d + 1):
+        v = f_vertex[i]
+        if v >= n_nodes and i != split:
+            r = vertex_res[v]
+            res[r >> 6] |= np.uint64(1) << np.uint64(r & 63)
+    for i in range(m):
+        out_nodes[n_out_nodes + i] = stops[i]
+        out_paid[n_out_nodes + i] = paid[i]
+    out_revenue[n_out] = rev + bon
+    out_subsidy[n_out] = sub
+    out_bonus[n_out] = bon
+    out_bypass[n_out] = bypass
+    out_crossings[n_out] = crossings
+    for w in range(words):
+        out_res[n_out, w] = res[w]
+    n_out_nodes += m
+    n_out_chains += nc
+    out_node_ptr[n_out + 1] = n_out_nodes
+    out_chain_ptr[n_out + 1] = n_out_chains
+    return n_out + 1, n_out_nodes, n_out_chains
+
+
+@njit(cache=True, nogil=True)
+def enumerate_anchor(
+        anchor, n_nodes, n_hexes, n_groups,
+        adj_ptr, adj_chain, adj_end, chain_ends, chain_side, chain_terminal, chain_crossings,
+        chain_hex_ptr, chain_hexes, chain_res, vertex_res, node_hex,
+        node_kidx, node_cost, node_optional, node_block, node_can_end, node_anchor_rank,
+        node_group, node_value, node_subsidy, node_weight, node_tags,
+        visit_cap, pay_cap, hex_limit, min_stops, hex_noreenter, max_bypass,
+        bonus_cond_ptr, bonus_cond_tag, bonus_cond_min, bonus_amount, bonus_group,
+        bonus_per_count, n_bonus_groups,
+        out_revenue, out_subsidy, out_bonus, out_bypass, out_crossings,
+        out_node_ptr, out_nodes, out_paid, out_chain_ptr, out_chains, out_res,
+        n_out, n_out_nodes, n_out_chains):
+    """Append every route whose lowest-ranked anchor is `anchor` to the out buffers.
+
+    Returns ``(status, n_out, n_out_nodes, n_out_chains)``; on FULL the counts are those from
+    before this anchor, so the caller can grow the buffers and call again.
+    """
+    start_out, start_nodes, start_chains = n_out, n_out_nodes, n_out_chains
+    n_vertices = adj_ptr.shape[0] - 1
+    words = out_res.shape[1]
+    my_rank = node_anchor_rank[anchor]
+
+    visited = np.zeros(n_vertices, np.bool_)
+    hex_mark = np.zeros(n_hexes, np.int32)
+    group_mark = np.zeros(max(n_groups, 1), np.int32)
+    cnt = np.zeros(4, np.int64)  # visit units used by mandatory stops, per kind
+
+    depth_cap = 2 * n_vertices + 4
+    f_vertex = np.empty(depth_cap, np.int64)
+    f_adj = np.empty(depth_cap, np.int64)  # next adjacency slot; -1: phase-2 spawn pending
+    f_chain = np.empty(depth_cap, np.int64)  # chain used to arrive (-1 at roots)
+    f_fwd = np.empty(depth_cap, np.bool_)  # that chain was run from its end a to end b
+    f_hex = np.empty(depth_cap, np.int64)  # hex the walk is in at this vertex
+    f_prevhex = np.empty(depth_cap, np.int64)  # hex before the arriving chain
+    f_phase = np.empty(depth_cap, np.int64)
+    f_cross = np.empty(depth_cap, np.int64)  # crossings added by arriving here
+    f_bypass = np.empty(depth_cap, np.int64)  # bypass spent leaving the previous vertex
+    f_stop = np.empty(depth_cap, np.int64)  # 1 if this vertex is a stop of the route
+    stops = np.empty(depth_cap, np.int64)
+    paid = np.empty(depth_cap, np.bool_)
+    res = np.zeros(words, np.uint64)
+
+    crossings = 0
+    bypass = 0
+    split = 0  # frame index of the phase-2 root
+
+    # frame 0: the anchor
+    visited[anchor] = True
+    hex_mark[node_hex[anchor]] += 1
+    if node_optional[anchor] == 0:
+        cnt[node_kidx[anchor]] += node_cost[anchor]
+    if node_group[anchor] >= 0:
+        group_mark[node_group[anchor]] += 1
+    if not hall_ok(cnt, visit_cap):
+        return OK, n_out, n_out_nodes, n_out_chains
+    n_stops = 1
+    f_vertex[0] = anchor
+    f_adj[0] = -1
+    f_chain[0] = -1
+    f_fwd[0] = True
+    f_hex[0] = node_hex[anchor]
+    f_prevhex[0] = node_hex[anchor]
+    f_phase[0] = 1
+    f_cross[0] = 0
+    f_bypass[0] = 0
+    f_stop[0] = 1
+    d = 0
+
+    while d >= 0:
+        v = f_vertex[d]
+        phase = f_phase[d]
+
+        # A phase-1 frame at a stop that may end a route first runs a phase-2 walk (arm 2).
+        if phase == 1 and f_adj[d] == -1:
+            f_adj[d] = adj_ptr[v]
+            if v < n_nodes and node_can_end[v]:
+                split = d + 1
+                f_vertex[split] = anchor
+                f_adj[split] = adj_ptr[anchor]
+                f_chain[split] = -1
+                f_fwd[split] = True
+                f_hex[split] = node_hex[anchor]
+                f_prevhex[split] = node_hex[anchor]
+                f_phase[split] = 2
+                f_cross[split] = 0
+                f_bypass[split] = 0
+                f_stop[split] = 0
+                d = split
+                # arm 2 empty: the route A…T ends at the anchor (A == T: a one-stop route)
+                emit = v < anchor if v != anchor else min_stops <= 1
+                if emit and node_can_end[anchor] and n_stops >= min_stops:
+                    n_out, n_out_nodes, n_out_chains = _emit(
+                        split, d, f_vertex, f_chain, f_fwd, f_stop, stops, paid, res, cnt,
+                        n_nodes, chain_res, vertex_res, node_kidx, node_cost, node_optional,
+                        node_weight, node_value, node_subsidy, node_tags, visit_cap, pay_cap,
+                        bonus_cond_ptr, bonus_cond_tag, bonus_cond_min, bonus_amount,
+                        bonus_group, bonus_per_count, n_bonus_groups, crossings, bypass,
+                        out_revenue, out_subsidy, out_bonus, out_bypass, out_crossings,
+                        out_node_ptr, out_nodes, out_paid, out_chain_ptr, out_chains, out_res,
+                        n_out, n_out_nodes, n_out_chains)
+                    if n_out < 0:
+                        return FULL, start_out, start_nodes, start_chains
+                continue
+
+        if f_adj[d] >= adj_ptr[v + 1]:
+            # every chain from v tried: pop frame d and undo its arrival
+            if d == 0:
+                break
+            if f_chain[d] == -1:
+                d -= 1  # the phase-2 root owns nothing (frame 0 holds the anchor)
+                continue
+            if f_stop[d] == 1:
+                n_stops -= 1
+                if node_optional[v] == 0:
+                    cnt[node_kidx[v]] -= node_cost[v]
+                if node_group[v] >= 0:
+                    group_mark[node_group[v]] -= 1
+            visited[v] = False
+            _mark_chain_hexes(f_chain[d], f_fwd[d], f_prevhex[d], chain_hex_ptr, chain_hexes,
+                              hex_mark, -1)
+            crossings -= f_cross[d]
+            bypass -= f_bypass[d]
+            d -= 1
+            continue
+
+        slot = f_adj[d]
+        f_adj[d] = slot + 1
+        c = adj_chain[slot]
+        end = adj_end[slot]
+        fwd = end == 0
+        u = chain_ends[c, 1 - end]
+        if visited[u]:
+            continue
+        arrived = f_chain[d]
+        is_root = arrived == -1
+        # Leaving v: the rules for passing through it.
+        spend = 0
+        add_cross = 0
+        if v >= n_nodes:
+            # a branch point: leave on the side opposite to the one we came in on
+            if chain_side[c, end] == chain_side[arrived, 1 if f_fwd[d] else 0]:
+                continue
+            add_cross = 1
+        elif not is_root or (phase == 2 and split > 1):
+            if chain_terminal[c, end]:
+                continue
+            if is_root:
+                # the anchor in the middle of the route: arm 1 left it by chain f_chain[1]
+                if chain_terminal[f_chain[1], 0 if f_fwd[1] else 1]:
+                    continue
+            elif chain_terminal[arrived, 1 if f_fwd[d] else 0]:
+                continue
+            blk = node_block[v]
+            if blk == HARD_BLOCK:
+                continue
+            if blk == SOFT_BLOCK:
+                if bypass >= max_bypass:
+                    continue
+                spend = 1
+        new_cross = add_cross + chain_crossings[c]
+        if hex_limit > 0 and crossings + new_cross > hex_limit:
+            continue
+        if not _chain_hexes_ok(c, fwd, f_hex[d], chain_hex_ptr, chain_hexes, hex_mark,
+                               hex_noreenter):
+            continue
+        is_stop = 0
+        if u < n_nodes and node_kidx[u] >= 0:
+            if node_anchor_rank[u] >= 0 and node_anchor_rank[u] < my_rank:
+                continue  # such routes are emitted from that lower-ranked anchor
+            g = node_group[u]
+            if g >= 0 and group_mark[g] > 0:
+                continue
+            if node_optional[u] == 0:
+                cnt[node_kidx[u]] += node_cost[u]
+                if not hall_ok(cnt, visit_cap):
+                    cnt[node_kidx[u]] -= node_cost[u]
+                    continue  # too long, and longer walks through u are too
+            if g >= 0:
+                group_mark[g] += 1
+            n_stops += 1
+            is_stop = 1
+        visited[u] = True
+        new_hex = _mark_chain_hexes(c, fwd, f_hex[d], chain_hex_ptr, chain_hexes, hex_mark, 1)
+        crossings += new_cross
+        bypass += spend
+        nd = d + 1
+        f_vertex[nd] = u
+        f_adj[nd] = -1 if phase == 1 else adj_ptr[u]
+        f_chain[nd] = c
+        f_fwd[nd] = fwd
+        f_hex[nd] = new_hex
+        f_prevhex[nd] = f_hex[d]
+        f_phase[nd] = phase
+        f_cross[nd] = new_cross
+        f_bypass[nd] = spend
+        f_stop[nd] = is_stop
+        d = nd
+
+        # A phase-2 arrival at a stop that may end a route: the route A…T…B, once (A < B).
+        if phase == 2 and is_stop == 1 and node_can_end[u]:
+            if f_vertex[split - 1] < u and n_stops >= min_stops:
+                n_out, n_out_nodes, n_out_chains = _emit(
+                    split, d, f_vertex, f_chain, f_fwd, f_stop, stops, paid, res, cnt,
+                    n_nodes, chain_res, vertex_res, node_kidx, node_cost, node_optional,
+                    node_weight, node_value, node_subsidy, node_tags, visit_cap, pay_cap,
+                    bonus_cond_ptr, bonus_cond_tag, bonus_cond_min, bonus_amount,
+                    bonus_group, bonus_per_count, n_bonus_groups, crossings, bypass,
+                    out_revenue, out_subsidy, out_bonus, out_bypass, out_crossings,
+                    out_node_ptr, out_nodes, out_paid, out_chain_ptr, out_chains, out_res,
+                    n_out, n_out_nodes, n_out_chains)
+                if n_out < 0:
+                    return FULL, start_out, start_nodes, start_chains
+    return OK, n_out, n_out_nodes, n_out_chains

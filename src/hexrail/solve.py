@@ -1,0 +1,193 @@
+"""The pipeline: position → track graph → candidate routes per train → best plan."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from hexrail.combine import Selection, combine_disjoint
+from hexrail.errors import HexrailError
+from hexrail.graph.track import TrackGraph, compile_track
+from hexrail.graph.trains import TrainData, lower_train, name_bonuses
+from hexrail.io.native import load_position
+from hexrail.model.position import Position
+from hexrail.plan import Plan, RoutePlan
+from hexrail.rules import PlanRules, Profile, get_profile
+from hexrail.search.routes import Candidates, enumerate_routes
+
+OBJECTIVES = ("income", "revenue")
+
+
+@lru_cache(maxsize=16)
+def cached_track(pos: Position, gauge: str) -> TrackGraph:
+    return compile_track(pos, gauge, extra_resources=1)
+
+
+@dataclass(frozen=True, eq=False)
+class Prepared:
+    """Everything up to the combiner: per train its lowered arrays and candidate routes."""
+
+    position: Position
+    profile: Profile
+    rules: PlanRules
+    graphs: dict[str, TrackGraph]
+    trains: list[TrainData]
+    candidates: list[Candidates]
+    groups: list[int]  # equal for trains whose candidates are the same
+    objective: str
+    timings: dict
+
+    def graph_of(self, t: int) -> TrackGraph:
+        return self.graphs[self.trains[t].train.spec.track]
+
+    @property
+    def complete(self) -> bool:
+        return all(c.complete for c in self.candidates)
+
+
+def prepare(position: Any, *, objective: str = "income", deadline: float | None = None) -> Prepared:
+    """Compile the position and enumerate every train's candidate routes."""
+    if objective not in OBJECTIVES:
+        raise HexrailError(f"objective must be one of {OBJECTIVES}", where="objective")
+    pos = load_position(position)
+    profile = get_profile(pos.rules.profile)(pos)
+    rules = profile.plan_rules(pos)
+    timings: dict[str, float] = {}
+    t0 = time.perf_counter()
+    graphs = {g: cached_track(pos, g) for g in sorted({t.spec.track for t in pos.trains})}
+    trains = [lower_train(pos, graphs[t.spec.track], profile, t, objective) for t in pos.trains]
+    timings["compile"] = time.perf_counter() - t0
+    t1 = time.perf_counter()
+    by_key: dict[bytes, int] = {}
+    groups: list[int] = []
+    candidates: list[Candidates] = []
+    cache: dict[int, Candidates] = {}
+    for td in trains:
+        key = td.key() + td.train.spec.track.encode()
+        group = by_key.setdefault(key, len(by_key))
+        groups.append(group)
+        if group not in cache:
+            cache[group] = enumerate_routes(graphs[td.train.spec.track], td, deadline=deadline,
+                                            objective=objective)
+        candidates.append(cache[group])
+    timings["enumerate"] = time.perf_counter() - t1
+    return Prepared(pos, profile, rules, graphs, trains, candidates, groups, objective, timings)
+
+
+def _resources(prep: Prepared, t: int) -> np.ndarray:
+    """The bits train t's candidates must not share with another train's choice."""
+    cands = prep.candidates[t]
+    graph = prep.graph_of(t)
+    res = cands.res.copy() if not prep.rules.share_track else np.zeros_like(cands.res)
+    if prep.rules.max_bypass == 1:
+        # the round's one bypass is a resource: a claim bit after the track bits
+        bit = graph.n_resources
+        res[cands.bypass > 0, bit >> 6] |= np.uint64(1) << np.uint64(bit & 63)
+    return res
+
+
+def choose(prep: Prepared, *, deadline: float | None = None) -> Selection:
+    """Pick one candidate per train, exactly, with the combiner the plan rules need."""
+    rules = prep.rules
+    coupled = rules.stops_pay_once or rules.home_route or rules.intersect or rules.max_bypass > 1
+    if coupled:
+        from hexrail.combine.cpsat import combine_coupled
+
+        return combine_coupled(prep, deadline=deadline)
+    values = [c.value(prep.objective) for c in prep.candidates]
+    res = [_resources(prep, t) for t in range(len(prep.trains))]
+    return combine_disjoint(values, res, prep.groups, deadline=deadline)
+
+
+def route_plan(prep: Prepared, t: int, i: int, *, revenue: int | None = None,
+               subsidy: int | None = None, paid: list[int] | None = None) -> RoutePlan:
+    """Describe candidate i of train t (revenue and paid stops may be overridden by coupling)."""
+    cands, td, graph = prep.candidates[t], prep.trains[t], prep.graph_of(t)
+    nodes = cands.route_nodes(i).tolist()
+    paid_ids = [n for n, p in zip(nodes, cands.route_paid(i).tolist()) if p] if paid is None else paid
+    paths: list[int] = []
+    for c in cands.route_chains(i).tolist():
+        paths.extend(graph.chain_path_list(c) if c >= 0 else graph.chain_path_list(~c, reverse=True))
+    hexes: list[str] = []
+    for p in paths:
+        h = graph.hex_ids[graph.path_hex[p]]
+        if not hexes or hexes[-1] != h:
+            hexes.append(h)
+    return RoutePlan(
+        train=td.train.id, train_name=td.train.name,
+        stops=tuple(graph.node_ref[n] for n in nodes),
+        paid=tuple(graph.node_ref[n] for n in paid_ids),
+        paths=tuple(graph.path_ref[p] for p in paths), hexes=tuple(hexes),
+        revenue=int(cands.revenue[i]) if revenue is None else revenue,
+        subsidy=int(cands.subsidy[i]) if subsidy is None else subsidy,
+        bonuses=name_bonuses(td, nodes), crossings=int(cands.crossings[i]),
+    )
+
+
+def solve(position: Any, time_limit: float | None = None, *, objective: str = "income") -> Plan:
+    """The best routes for the operating company's trains.
+
+    Parameters
+    ----------
+    position : Position, dict, JSON text or file path
+        A native position or an 18xx.games position export.
+    time_limit : float, optional
+        Seconds. When it runs out the best plan found so far is returned with
+        ``optimal=False`` and an honest ``upper_bound``.
+    objective : {"income", "revenue"}
+        Maximise revenue + subsidy (default) or revenue alone.
+
+    Examples
+    --------
+    >>> from hexrail.examples import example_path
+    >>> plan = solve(example_path("demo"))
+    >>> plan.optimal
+    True
+    """
+    start = time.perf_counter()
+    deadline = None if time_limit is None else start + time_limit
+    prep = prepare(position, objective=objective, deadline=deadline)
+    t2 = time.perf_counter()
+    sel = choose(prep, deadline=deadline)
+    prep.timings["combine"] = time.perf_counter() - t2
+    routes = []
+    revenue = subsidy = 0
+    overrides = getattr(sel, "routes", None)  # coupled combiners re-price routes
+    for t, i in enumerate(sel.choice):
+        if i < 0:
+            continue
+        kw = overrides[t] if overrides else {}
+        r = route_plan(prep, t, i, **kw)
+        routes.append(r)
+        revenue += r.revenue
+        subsidy += r.subsidy
+    optimal = sel.optimal and prep.complete
+    upper = sel.upper_bound if prep.complete else max(sel.upper_bound, _loose_bound(prep))
+    prep.timings["total"] = time.perf_counter() - start
+    value = revenue + subsidy if objective == "income" else revenue
+    return Plan(
+        routes=tuple(routes), revenue=revenue, subsidy=subsidy, optimal=optimal,
+        upper_bound=max(upper, value) if not optimal else value, objective=objective,
+        profile=prep.position.rules.profile, company=prep.position.company,
+        timings={k: round(v, 6) for k, v in prep.timings.items()},
+        stats={"candidates": {td.train.id: len(c) for td, c in zip(prep.trains, prep.candidates)},
+               "combine_nodes": sel.nodes, "vertices": prep.graphs[next(iter(prep.graphs))].n_vertices
+               if prep.graphs else 0},
+    )
+
+
+def _loose_bound(prep: Prepared) -> int:
+    """A bound that holds even when enumeration was cut short: every train earns at most the
+    sum of its best-paying reachable stops (times the pay rows) plus every bonus it could get."""
+    total = 0
+    for td in prep.trains:
+        pay = int(td.pay_cap[15])
+        values = np.sort(td.node_weight[td.node_kidx >= 0])[::-1]
+        best_stops = int(values[:min(pay, len(values))].sum())
+        bonus = int(td.bonus_amount.sum()) * max(1, len(values)) if len(td.bonus_amount) else 0
+        total += best_stops + bonus
+    return total
