@@ -156,11 +156,11 @@ def solve(position: Any, time_limit: float | None = None, *, objective: str = "i
     prep.timings["combine"] = time.perf_counter() - t2
     routes = []
     revenue = subsidy = 0
-    overrides = getattr(sel, "routes", None)  # coupled combiners re-price routes
     for t, i in enumerate(sel.choice):
         if i < 0:
             continue
-        kw = overrides[t] if overrides else {}
+        # coupled combiners (stops paying once) say what each chosen route is paid
+        kw = (sel.routes[t] if sel.routes else None) or {}
         r = route_plan(prep, t, i, **kw)
         routes.append(r)
         revenue += r.revenue

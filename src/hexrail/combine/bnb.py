@@ -21,6 +21,9 @@ class Selection:
     optimal: bool
     upper_bound: int
     nodes: int
+    # When routes are coupled (stops paying once), what each chosen route is paid: per train a
+    # dict of RoutePlan overrides (revenue, subsidy, paid), or None to keep the candidate's own.
+    routes: tuple[dict | None, ...] | None = None
 
 
 def combine_disjoint(values: list[np.ndarray], res: list[np.ndarray], groups: list[int], *,

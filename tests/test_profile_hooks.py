@@ -1,0 +1,137 @@
+"""A small test-only rules profile that uses every hook, to show the engine carries them exactly.
+
+The profile ``hooktest`` (registered here, not shipped) pays towns double, gives +50 to a route
+that stops in a hex with a ``mine`` icon, and switches the plan rules on from position options:
+``share_track``, ``stops_pay_once``, ``home_route``, ``intersect``, ``max_bypass``.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import hexrail
+from hexrail.rules import Bonus, PlanRules, Profile, register
+
+
+@register
+class HookTest(Profile):
+    name = "hooktest"
+
+    def stop_value(self, pos, train, hex_, node):
+        base = super().stop_value(pos, train, hex_, node)
+        return 2 * base if node.kind == "town" else base
+
+    def bonuses(self, pos, train):
+        return (Bonus("mine", 50, (("mine", 1),)),)
+
+    def plan_rules(self, pos):
+        o = pos.rules.options
+        return PlanRules(share_track=bool(o.get("share_track")),
+                         stops_pay_once=bool(o.get("stops_pay_once")),
+                         home_route=bool(o.get("home_route")), intersect=bool(o.get("intersect")),
+                         max_bypass=int(o.get("max_bypass", 0)))
+
+
+def line(cells: list[str], trains: list[str], options: dict | None = None, extra: dict | None = None,
+         tokens: dict | None = None) -> dict:
+    """A flat column of hexes A1, A3, ... joined north-south; `cells` are node codes or ''."""
+    hexes = {}
+    for k, node in enumerate(cells):
+        hex_id = f"A{2 * k + 1}"
+        sides = [s for s, ok in ((3, k > 0), (0, k < len(cells) - 1)) if ok]
+        if node:
+            code = ";".join([node] + [f"path=a:{s},b:_0" for s in sides])
+        else:
+            code = f"path=a:{sides[0]},b:{sides[1]}"
+        hexes[hex_id] = {"tile": code}
+    for hex_id, toks in (tokens or {"A1": ["X"]}).items():
+        hexes[hex_id]["tokens"] = toks
+    hexes.update(extra or {})
+    return {"layout": "flat", "company": "X",
+            "companies": [{"id": "X", "home": "A1"}, {"id": "Y"}],
+            "trains": trains, "rules": {"profile": "hooktest", "options": options or {}},
+            "hexes": hexes}
+
+
+CITY = "city=revenue:{}"
+
+
+def solve(doc, **kw):
+    plan = hexrail.solve(doc, **kw)
+    report = hexrail.validate(doc, plan)
+    assert report.legal, report.table()
+    assert (report.revenue, report.subsidy) == (plan.revenue, plan.subsidy)
+    assert plan.optimal
+    return plan
+
+
+def test_stop_value_hook_pays_towns_double():
+    doc = line([CITY.format(20), "town=revenue:10", CITY.format(30)], ["3"])
+    assert solve(doc).revenue == 20 + 2 * 10 + 30
+
+
+def test_route_bonus_is_weighed_in_the_search():
+    # A 2-train: the plain best is A3-A5 (30+40), but A1 is a mine hex: A1-A3 earns 20+30+50.
+    doc = line([CITY.format(20), CITY.format(30), CITY.format(40)], ["2"],
+               tokens={"A1": ["X"], "A3": ["X"]})
+    doc["hexes"]["A1"]["icons"] = ["mine"]
+    plan = solve(doc)
+    assert plan.revenue == 100
+    assert plan.routes[0].bonuses == (("mine", 50),)
+
+
+def test_track_sharing_between_trains():
+    cells = [CITY.format(20), CITY.format(30), CITY.format(40)]
+    assert solve(line(cells, ["3", "3"])).revenue == 90
+    assert solve(line(cells, ["3", "3"], {"share_track": True})).revenue == 180
+
+
+def test_stops_pay_once_across_trains():
+    cells = [CITY.format(20), CITY.format(30), CITY.format(40)]
+    plan = solve(line(cells, ["3", "3"], {"share_track": True, "stops_pay_once": True}))
+    assert plan.revenue == 90
+
+
+def test_pay_once_lets_a_best_of_train_pay_other_stops():
+    # 2/3 trains pay their best two of three; with stops paying once the second train is paid
+    # for what the first one leaves: 40+30 and then 20 (+ nothing else on this line).
+    cells = [CITY.format(20), CITY.format(30), CITY.format(40)]
+    plan = solve(line(cells, ["2/3", "2/3"], {"share_track": True, "stops_pay_once": True}))
+    assert plan.revenue == 90
+    assert sorted(r.revenue for r in plan.routes) == [20, 70]
+
+
+def test_home_route():
+    # Home A1 is worth little; the token at A7 reaches richer cities.
+    cells = [CITY.format(10), CITY.format(10), "", CITY.format(50), CITY.format(60)]
+    tokens = {"A1": ["X"], "A7": ["X"]}
+    assert solve(line(cells, ["2"], tokens=tokens)).revenue == 110
+    plan = solve(line(cells, ["2"], {"home_route": True}, tokens=tokens))
+    assert plan.revenue == 20
+
+
+def test_intersect_needs_shared_stops():
+    # Tokens at A1 (home) and A7 on a line of five cities; two 2-trains.
+    cells = [CITY.format(10), CITY.format(20), CITY.format(30), CITY.format(40), CITY.format(50)]
+    tokens = {"A1": ["X"], "A7": ["X"]}
+    assert solve(line(cells, ["2", "2"], tokens=tokens)).revenue == 70 + 90  # A5-A7, A7-A9
+    # sharing A7 already: the same answer
+    assert solve(line(cells, ["2", "2"], {"intersect": True}, tokens=tokens)).revenue == 160
+    # one route must hold home A1 and the other meet it: only A1-A3 can run
+    plan = solve(line(cells, ["2", "2"], {"intersect": True, "home_route": True}, tokens=tokens))
+    assert plan.revenue == 30 and len(plan.routes) == 1
+
+
+def test_one_bypass_per_round():
+    full = "city=revenue:30"
+    cells = [CITY.format(20), full, CITY.format(60)]
+    tokens = {"A1": ["X"], "A3": ["Y"]}
+    assert solve(line(cells, ["3"], tokens=tokens)).revenue == 50
+    assert solve(line(cells, ["3"], {"max_bypass": 1}, tokens=tokens)).revenue == 110
+
+
+@pytest.mark.parametrize("objective", ["income", "revenue"])
+def test_coupled_combiner_reports_optimal(objective):
+    cells = [CITY.format(20), CITY.format(30), CITY.format(40)]
+    plan = hexrail.solve(line(cells, ["2", "3"], {"home_route": True}), objective=objective)
+    assert plan.optimal and plan.revenue == 90
