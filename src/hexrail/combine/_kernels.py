@@ -92,6 +92,22 @@ def branch_and_bound(train_ptr, value, res, same_as_prev, suffix_max,
             for w in range(words):
                 used[t + 1, w] |= res[lo + found, w]
         cur[t + 1] = cur[t] + v
+        if t + 1 == n_levels - 1:
+            # one train left: its first free candidate is its best (same-as-previous trains
+            # must take a later index, or stay idle after an idle one)
+            lo2 = train_ptr[t + 1]
+            n2 = train_ptr[t + 2] - lo2
+            start = lo2
+            if same_as_prev[t + 1]:
+                start = lo2 + found + 1 if found < n else lo2 + n2
+            j = _first_free(start, lo2 + n2, res, used[t + 1])
+            total = cur[t + 1] + (value[j] if j < lo2 + n2 else 0)
+            if total > best:
+                best = total
+                for s in range(t + 1):
+                    best_choice[s] = idx[s]
+                best_choice[t + 1] = j - lo2
+            continue
         # tighter bound: each later train's best route that avoids what is taken so far
         bound = cur[t + 1]
         for s in range(t + 1, n_levels):

@@ -54,19 +54,25 @@ def combine_disjoint(values: list[np.ndarray], res: list[np.ndarray], groups: li
     for k in range(n_trains - 1, -1, -1):
         suffix[k] = suffix[k + 1] + best_each[order[k]]
 
-    # Greedy incumbent: each train in turn takes its best route that still fits.
-    mask = np.zeros(words, np.uint64)
+    # Greedy incumbents: trains in turn take their best route that still fits; trying each
+    # train first gives a strong starting bound for little work.
+    best = -1
     greedy = np.zeros(n_trains, np.int64)
-    greedy_value = 0
-    for k in range(n_trains):
-        lo, hi = int(ptr[k]), int(ptr[k + 1])
-        j = K._first_free(lo, hi, all_res, mask)
-        greedy[k] = j - lo  # == number of candidates: idle
-        if j < hi:
-            greedy_value += int(all_value[j])
-            mask |= all_res[j]
+    for first in range(n_trains):
+        turn = [first] + [k for k in range(n_trains) if k != first]
+        mask = np.zeros(words, np.uint64)
+        picks = np.zeros(n_trains, np.int64)
+        total = 0
+        for k in turn:
+            lo, hi = int(ptr[k]), int(ptr[k + 1])
+            j = K._first_free(lo, hi, all_res, mask)
+            picks[k] = j - lo  # == number of candidates: idle
+            if j < hi:
+                total += int(all_value[j])
+                mask |= all_res[j]
+        if total > best:
+            best, greedy = total, picks
     best_choice = greedy.copy()
-    best = greedy_value
 
     idx = np.full(n_trains, -1, np.int64)
     used = np.zeros((n_trains + 1, words), np.uint64)

@@ -45,6 +45,21 @@ def select_paid(stops, n, node_kidx, node_cost, node_optional, node_weight,
     something and fits the visit rows too. Greedy by weight over the Hall condition of the rows:
     exact, because paid stops form a transversal matroid over the rows.
     """
+    # Fast path: when the pay rows hold everything the visit rows do, every mandatory stop is
+    # paid; only optional stops (if any) need choosing.
+    pay_covers_visit = True
+    for s in range(1, 16):
+        if pay_cap[s] < visit_cap[s]:
+            pay_covers_visit = False
+            break
+    n_optional = 0
+    for i in range(n):
+        if node_optional[stops[i]]:
+            n_optional += 1
+    if pay_covers_visit and n_optional == 0:
+        for i in range(n):
+            paid[i] = True
+        return
     order = np.empty(n, np.int64)
     for i in range(n):
         order[i] = i

@@ -17,9 +17,9 @@ class Candidates:
     """All routes of one train, sorted by objective value (best first).
 
     Per route: revenue (bonuses included), subsidy, bonus part, bypasses spent, hexside
-    crossings, ordered stops with their paid flags (``nodes``/``paid`` over ``node_ptr``), ordered
-    chains (``chains`` over ``chain_ptr``; ``~c`` = chain c run backwards) and the resource
-    bitset (paths, hexsides and profile claims).
+    crossings and the resource bitset (paths, hexsides and profile claims), all in sorted order;
+    the ordered stops with their paid flags and the ordered chains (``~c`` = chain c run
+    backwards) stay in the kernel's ragged arrays, reached through ``src``.
     """
 
     revenue: np.ndarray
@@ -27,12 +27,13 @@ class Candidates:
     bonus: np.ndarray
     bypass: np.ndarray
     crossings: np.ndarray
+    res: np.ndarray
+    src: np.ndarray  # sorted position → index in the ragged arrays
     node_ptr: np.ndarray
     nodes: np.ndarray
     paid: np.ndarray
     chain_ptr: np.ndarray
     chains: np.ndarray
-    res: np.ndarray
     complete: bool  # False when a deadline cut the enumeration short
 
     def __len__(self) -> int:
@@ -42,30 +43,16 @@ class Candidates:
         return self.revenue + self.subsidy if objective == "income" else self.revenue.copy()
 
     def route_nodes(self, i: int) -> np.ndarray:
-        return self.nodes[self.node_ptr[i]:self.node_ptr[i + 1]]
+        k = self.src[i]
+        return self.nodes[self.node_ptr[k]:self.node_ptr[k + 1]]
 
     def route_paid(self, i: int) -> np.ndarray:
-        return self.paid[self.node_ptr[i]:self.node_ptr[i + 1]]
+        k = self.src[i]
+        return self.paid[self.node_ptr[k]:self.node_ptr[k + 1]]
 
     def route_chains(self, i: int) -> np.ndarray:
-        return self.chains[self.chain_ptr[i]:self.chain_ptr[i + 1]]
-
-    def take(self, order: np.ndarray) -> Candidates:
-        """The candidates in `order` (ragged arrays rebuilt)."""
-        node_ptr, nodes, paid = _take_ragged(self.node_ptr, (self.nodes, self.paid), order)
-        chain_ptr, chains = _take_ragged(self.chain_ptr, (self.chains,), order)
-        return Candidates(self.revenue[order], self.subsidy[order], self.bonus[order],
-                          self.bypass[order], self.crossings[order], node_ptr, nodes, paid,
-                          chain_ptr, chains, self.res[order], self.complete)
-
-
-def _take_ragged(ptr: np.ndarray, arrays: tuple, order: np.ndarray):
-    lengths = (ptr[1:] - ptr[:-1])[order]
-    new_ptr = np.zeros(len(order) + 1, np.int64)
-    np.cumsum(lengths, out=new_ptr[1:])
-    # element j of new route r sits at old index ptr[order[r]] + (j - new_ptr[r])
-    idx = np.repeat(ptr[order] - new_ptr[:-1], lengths) + np.arange(new_ptr[-1])
-    return (new_ptr, *(a[idx] for a in arrays))
+        k = self.src[i]
+        return self.chains[self.chain_ptr[k]:self.chain_ptr[k + 1]]
 
 
 def enumerate_routes(graph: TrackGraph, td: TrainData, *, deadline: float | None = None,
@@ -75,7 +62,7 @@ def enumerate_routes(graph: TrackGraph, td: TrainData, *, deadline: float | None
     With a `deadline` (a ``time.perf_counter()`` value) the walk stops between anchors once it
     passes, and the result says ``complete=False``.
     """
-    cap = 1024
+    cap = 4096
     words = graph.chain_res.shape[1]
     bufs = _alloc(cap, words)
     n_out = n_nodes = n_chains = 0
@@ -105,14 +92,13 @@ def enumerate_routes(graph: TrackGraph, td: TrainData, *, deadline: float | None
             cap *= 4
             bufs = _grow(bufs, cap, words)
     revenue, subsidy, bonus, bypass, crossings, node_ptr, nodes, paid, chain_ptr, chains, res = bufs
-    cands = Candidates(revenue[:n_out].copy(), subsidy[:n_out].copy(), bonus[:n_out].copy(),
-                       bypass[:n_out].copy(), crossings[:n_out].copy(),
-                       node_ptr[:n_out + 1].copy(), nodes[:n_nodes].copy(), paid[:n_nodes].copy(),
-                       chain_ptr[:n_out + 1].copy(), chains[:n_chains].copy(), res[:n_out].copy(),
-                       complete)
-    value = cands.value(objective)
-    order = np.lexsort((-cands.revenue, -value))  # best objective first, then more revenue
-    return cands.take(order)
+    revenue, subsidy = revenue[:n_out], subsidy[:n_out]
+    value = revenue + subsidy if objective == "income" else revenue
+    order = np.lexsort((-revenue, -value))  # best objective first, then more revenue
+    return Candidates(revenue[order], subsidy[order], bonus[:n_out][order], bypass[:n_out][order],
+                      crossings[:n_out][order], res[:n_out][order], order,
+                      node_ptr[:n_out + 1], nodes[:n_nodes], paid[:n_nodes],
+                      chain_ptr[:n_out + 1], chains[:n_chains], complete)
 
 
 def _alloc(cap: int, words: int) -> list[np.ndarray]:

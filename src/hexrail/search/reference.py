@@ -1,0 +1,492 @@
+"""The slow, obviously correct twin of the solver: brute force over every route and plan.
+
+`reference_solve` answers the same question as `hexrail.solve` on small boards, written
+independently of the fast path (no track graph, no chains, no numba, no combiner): it reads the
+`Position` and asks the rules profile's hooks directly, exactly as ROUTE_RULES.md §1 states
+the rules.
+
+1. **Routes.** For each train, a depth-first walk over *tile paths* from every stop a route may
+   end at. A path end at hex side ``e`` lane ``(w, i)`` continues into
+   ``position.neighbour(hex, e)`` at side ``(e + 3) % 6`` lane ``(w, w - 1 - i)``; two paths of
+   one hex meeting at a side do not connect; at a node (stop or junction) any of its paths may
+   follow. The walk never reuses a path, a hexside lane or a node; it passes through no node
+   that blocks (a full city may be passed by spending a bypass), never through a node by a
+   terminal path, at most one stop per group, never back into a hex it may not re-enter, and no
+   further than a hex train's crossings allow. Every simple walk that starts and ends at stops,
+   visits an anchor (if the train needs a token), enough stops, and whose mandatory stops fit
+   the train's rows is a route. A route is its set of paths (a walk and its reverse are one).
+2. **Scores.** For each route, every choice of counted optional stops, every assignment of the
+   counted stops to rows and the best ``row.pay`` of each row: the best value (revenue, plus the
+   counted stops' subsidy when the objective is income; ties to more revenue), plus bonuses.
+3. **Plan.** Every assignment of one route (or none) per train with no shared path or hexside
+   lane and no more bypasses than the plan allows; the best total wins (ties to more revenue).
+   The search prunes with ``value so far + best route of each remaining train`` (a valid bound)
+   and nothing else.
+
+It is exponential on purpose; `max_routes` stops it on boards that are too big for it.
+
+>>> from hexrail.examples import example_path
+>>> from hexrail.io.native import load_position
+>>> result = reference_solve(load_position(example_path("demo")))
+>>> result.value == result.revenue + result.subsidy
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import lru_cache
+from itertools import product
+from typing import Any
+
+from hexrail.errors import HexrailError
+from hexrail.io.native import load_position
+from hexrail.model.position import Hex, Position, Train
+from hexrail.model.tile import Node, Path
+from hexrail.model.trains import UNLIMITED
+from hexrail.rules import get_profile
+from hexrail.rules.base import Profile
+
+OBJECTIVES = ("income", "revenue")
+
+NodeKey = tuple[str, int]  # (hex id, node index)
+PathKey = tuple[str, int]  # (hex id, index in the tile's path list)
+LaneKey = frozenset  # {(hex, side, width, lane), (neighbour, side, width, lane)}
+
+
+@dataclass(frozen=True)
+class ReferenceRoute:
+    """One legal route of one train, with its best scoring.
+
+    ``paths`` are track refs in walk order (``"E5:2"``), ``stops`` the stops in walk order
+    (``"E5-0"``), ``counted`` the stops that use the train's distance, ``paid`` those paid.
+    """
+
+    train: str
+    paths: tuple[str, ...]
+    stops: tuple[str, ...]
+    counted: tuple[str, ...]
+    paid: tuple[str, ...]
+    revenue: int  # paid stops plus bonuses
+    subsidy: int
+    bonus: int
+    bypass: int  # blocked cities passed through
+    crossings: int  # hexside crossings
+    track: frozenset = field(repr=False, default=frozenset())  # paths and hexside lanes used
+
+    def value(self, objective: str = "income") -> int:
+        return self.revenue + self.subsidy if objective == "income" else self.revenue
+
+
+@dataclass(frozen=True)
+class ReferenceResult:
+    """The best plan by brute force: ``value`` is what the objective maximises."""
+
+    value: int
+    revenue: int
+    subsidy: int
+    routes: tuple[ReferenceRoute, ...]  # one per running train, in train order
+    candidates: dict  # train id → number of legal routes
+    objective: str = "income"
+
+    @property
+    def total(self) -> int:
+        return self.revenue + self.subsidy
+
+    def route(self, train: str) -> ReferenceRoute | None:
+        return next((r for r in self.routes if r.train == train), None)
+
+
+def reference_solve(position: Any, *, objective: str = "income",
+                    max_routes: int = 200_000) -> ReferenceResult:
+    """The best plan for the operating company, by enumerating everything.
+
+    Parameters
+    ----------
+    position : Position, dict, JSON text or file path
+    objective : {"income", "revenue"}
+        Maximise revenue + subsidy (ties to more revenue) or revenue alone.
+    max_routes : int
+        Give up (`HexrailError`) when one train has more legal routes than this.
+    """
+    if objective not in OBJECTIVES:
+        raise HexrailError(f"objective must be one of {OBJECTIVES}", where="objective")
+    pos = load_position(position)
+    profile = get_profile(pos.rules.profile)(pos)
+    rules = profile.plan_rules(pos)
+    if rules.stops_pay_once or rules.home_route or rules.intersect:
+        raise HexrailError("the reference solver handles only disjoint routes (no stops_pay_once, "
+                           "home_route or intersect)", where=f"rules.profile {pos.rules.profile!r}")
+    cache: dict[tuple, list[ReferenceRoute]] = {}
+    per_train: list[list[ReferenceRoute]] = []
+    for train in pos.trains:
+        # Trains equal in everything the hooks read share their routes (relabelled).
+        key = (train.name, train.spec, train.revenue_overrides)
+        if key not in cache:
+            cache[key] = reference_routes(pos, train, objective=objective, max_routes=max_routes,
+                                          profile=profile)
+        routes = [r if r.train == train.id else _relabel(r, train.id) for r in cache[key]]
+        routes.sort(key=lambda r: (-r.value(objective), -r.revenue))
+        per_train.append(routes)
+    choice = _best_combination(per_train, objective, rules.share_track, rules.max_bypass)
+    chosen = tuple(per_train[t][i] for t, i in enumerate(choice) if i >= 0)
+    revenue = sum(r.revenue for r in chosen)
+    subsidy = sum(r.subsidy for r in chosen)
+    return ReferenceResult(
+        value=revenue + subsidy if objective == "income" else revenue,
+        revenue=revenue, subsidy=subsidy, routes=chosen,
+        candidates={t.id: len(rs) for t, rs in zip(pos.trains, per_train)}, objective=objective)
+
+
+def _relabel(route: ReferenceRoute, train_id: str) -> ReferenceRoute:
+    return ReferenceRoute(train_id, route.paths, route.stops, route.counted, route.paid,
+                          route.revenue, route.subsidy, route.bonus, route.bypass,
+                          route.crossings, route.track)
+
+
+# -- routes of one train ---------------------------------------------------------------------
+
+def _gauge_ok(path: Path, gauge: str) -> bool:
+    return path.track == gauge or (path.track == "dual" and gauge in ("broad", "narrow"))
+
+
+class _Board:
+    """Per train: which paths meet at each node and at each hex side lane, and the hooks' answers."""
+
+    def __init__(self, pos: Position, profile: Profile, train: Train):
+        self.pos = pos
+        self.train = train
+        gauge = train.spec.track
+        self.at_node: dict[NodeKey, list[tuple[PathKey, int]]] = {}
+        self.at_side: dict[tuple[str, int, tuple[int, int]], list[tuple[PathKey, int]]] = {}
+        self.path: dict[PathKey, Path] = {}
+        self.node: dict[NodeKey, Node] = {}
+        self.hex: dict[str, Hex] = {}
+        for h in pos.hexes:
+            self.hex[h.id] = h
+            for n in h.tile.nodes:
+                self.node[(h.id, n.index)] = n
+            for k, p in enumerate(h.tile.paths):
+                if p.ignore or not _gauge_ok(p, gauge):
+                    continue
+                self.path[(h.id, k)] = p
+                for end_no, end in enumerate(p.ends):
+                    if end.is_edge:
+                        self.at_side.setdefault((h.id, end.edge, end.lane), []).append(((h.id, k), end_no))
+                    else:
+                        self.at_node.setdefault((h.id, end.node), []).append(((h.id, k), end_no))
+        # The hooks, asked once per node.
+        self.is_stop = {key: n.is_stop for key, n in self.node.items()}
+        self.blocks = {key: profile.blocks(pos, train, self.hex[key[0]], n) for key, n in self.node.items()}
+        self.can_end = {key: n.is_stop and profile.can_end(pos, train, self.hex[key[0]], n)
+                        for key, n in self.node.items()}
+        self.anchor = {key: profile.is_anchor(pos, train, self.hex[key[0]], n)
+                       for key, n in self.node.items()}
+        self.optional = {key: profile.is_optional(pos, train, self.hex[key[0]], n)
+                         for key, n in self.node.items() if n.is_stop}
+        self.value = {key: profile.stop_value(pos, train, self.hex[key[0]], n)
+                      for key, n in self.node.items() if n.is_stop}
+        self.subsidy = {key: profile.stop_subsidy(pos, train, self.hex[key[0]], n)
+                        for key, n in self.node.items() if n.is_stop}
+        self.no_reentry = {h.id for h in pos.hexes if profile.reentry_forbidden(pos, h)}
+        self.tags = {h.id: tuple(profile.hex_tags(pos, train, h)) for h in pos.hexes}
+        self.bonuses = profile.bonuses(pos, train)
+
+    def soft_block(self, key: NodeKey) -> bool:
+        """Blocked, but a bypass lets a train through (a city or pass full of other tokens)."""
+        return self.node[key].kind in ("city", "pass")
+
+
+@dataclass
+class _Walk:
+    """The mutable state of the depth-first walk (everything is undone on the way back)."""
+
+    start: NodeKey
+    paths: list[PathKey] = field(default_factory=list)
+    lanes: list[LaneKey] = field(default_factory=list)
+    nodes: list[NodeKey] = field(default_factory=list)
+    stops: list[NodeKey] = field(default_factory=list)
+    hex_runs: list[str] = field(default_factory=list)  # hexes of the paths, runs collapsed
+    bypass: int = 0
+
+
+def reference_routes(position: Any, train: Train | str, *, objective: str = "income",
+                     max_routes: int = 200_000, profile: Profile | None = None) -> list[ReferenceRoute]:
+    """Every legal route of one train (by id or object), each with its best scoring."""
+    pos = load_position(position)
+    if isinstance(train, str):
+        train = next((t for t in pos.trains if t.id == train), None)
+        if train is None:
+            raise HexrailError("no such train", where=f"train {train!r}")
+    profile = profile or get_profile(pos.rules.profile)(pos)
+    rules = profile.plan_rules(pos)
+    board = _Board(pos, profile, train)
+    spec = train.spec
+    fits = _fit_checker(spec)
+    by_key: dict[frozenset, ReferenceRoute] = {}
+
+    for start in sorted(board.node):
+        if not board.can_end[start]:
+            continue
+        for walk in _walks(board, start, rules.max_bypass, spec.hexes, fits):
+            key = frozenset(walk.paths) if walk.paths else frozenset({("stop", start)})
+            if key in by_key:
+                continue
+            if len(walk.stops) < spec.min_stops:
+                continue
+            if spec.requires_token and not any(board.anchor[n] for n in walk.nodes):
+                continue
+            route = _score_route(board, walk, objective)
+            if route is None:
+                continue
+            by_key[key] = route
+            if len(by_key) > max_routes:
+                raise HexrailError(f"more than {max_routes} routes: the board is too big for the "
+                                   "reference solver", where=f"train {train.id}")
+    return list(by_key.values())
+
+
+def _walks(board: _Board, start: NodeKey, max_bypass: int, hex_limit: int,
+           fits: Any) -> Iterator[_Walk]:
+    """Every simple walk from `start` that ends at a stop where a route may end (a snapshot
+    of the state is yielded, so callers may keep it)."""
+    walk = _Walk(start=start)
+    walk.nodes.append(start)
+    walk.stops.append(start)
+    walk.hex_runs.append(start[0])
+    if not fits(_mandatory(board, walk.stops)):
+        return
+    groups = set(board.node[start].groups)
+    yield _snapshot(walk)  # the one-stop route, if the train allows it (min_stops decides)
+    yield from _leave_node(board, walk, start, None, groups, max_bypass, hex_limit, fits)
+
+
+def _snapshot(walk: _Walk) -> _Walk:
+    return _Walk(walk.start, list(walk.paths), list(walk.lanes), list(walk.nodes), list(walk.stops),
+                 list(walk.hex_runs), walk.bypass)
+
+
+def _mandatory(board: _Board, stops: list[NodeKey]) -> tuple[tuple[str, int], ...]:
+    return tuple(sorted((board.node[s].kind, board.node[s].visit_cost)
+                        for s in stops if not board.optional[s]))
+
+
+def _leave_node(board: _Board, walk: _Walk, v: NodeKey, arrived: Path | None, groups: set,
+                max_bypass: int, hex_limit: int, fits: Any) -> Iterator[_Walk]:
+    """Continue the walk from node `v` (reached by path `arrived`, None at the start)."""
+    spend = 0
+    if arrived is not None:
+        # v becomes a node the route passes through.
+        if arrived.terminal:
+            return
+        if board.blocks[v]:
+            if not board.soft_block(v) or walk.bypass >= max_bypass:
+                return
+            spend = 1
+    walk.bypass += spend
+    for pkey, end_no in board.at_node.get(v, ()):
+        if pkey in walk.paths:
+            continue
+        path = board.path[pkey]
+        if arrived is not None and path.terminal:
+            continue  # passing through v by a terminal path
+        yield from _run_path(board, walk, pkey, 1 - end_no, groups, max_bypass, hex_limit, fits)
+    walk.bypass -= spend
+
+
+def _enter_hex(walk: _Walk, board: _Board, hex_id: str) -> bool:
+    """Add a path of `hex_id` to the walk's hex runs; False if that re-enters a hex illegally."""
+    if walk.hex_runs[-1] == hex_id:
+        walk.hex_runs.append(hex_id)
+        return True
+    if hex_id in board.no_reentry and hex_id in walk.hex_runs:
+        return False
+    walk.hex_runs.append(hex_id)
+    return True
+
+
+def _run_path(board: _Board, walk: _Walk, pkey: PathKey, out_end: int, groups: set,
+              max_bypass: int, hex_limit: int, fits: Any) -> Iterator[_Walk]:
+    """Take path `pkey` (not yet used) and follow it out of its end `out_end`."""
+    hex_id = pkey[0]
+    if not _enter_hex(walk, board, hex_id):
+        return
+    walk.paths.append(pkey)
+    path = board.path[pkey]
+    end = path.ends[out_end]
+    if not end.is_edge:
+        u = (hex_id, end.node)
+        yield from _arrive_node(board, walk, u, path, groups, max_bypass, hex_limit, fits)
+    else:
+        nb = board.pos.neighbour(hex_id, end.edge)
+        if nb is not None and (hex_limit <= 0 or len(walk.lanes) < hex_limit):
+            width, lane = end.lane
+            there_side, there_lane = (end.edge + 3) % 6, (width, width - 1 - lane)
+            lane_key = frozenset({(hex_id, end.edge, width, lane), (nb, there_side, width, there_lane[1])})
+            if lane_key not in walk.lanes:
+                walk.lanes.append(lane_key)
+                for qkey, q_end in board.at_side.get((nb, there_side, there_lane), ()):
+                    if qkey in walk.paths:
+                        continue
+                    yield from _run_path(board, walk, qkey, 1 - q_end, groups, max_bypass,
+                                         hex_limit, fits)
+                walk.lanes.pop()
+    walk.paths.pop()
+    walk.hex_runs.pop()
+
+
+def _arrive_node(board: _Board, walk: _Walk, u: NodeKey, path: Path, groups: set,
+                 max_bypass: int, hex_limit: int, fits: Any) -> Iterator[_Walk]:
+    if u in walk.nodes:
+        return
+    is_stop = board.is_stop[u]
+    new_groups = set(board.node[u].groups) if is_stop else set()
+    if new_groups & groups:
+        return
+    walk.nodes.append(u)
+    if is_stop:
+        walk.stops.append(u)
+    # Distance is monotone: if the mandatory stops no longer fit, no longer walk will.
+    if not is_stop or fits(_mandatory(board, walk.stops)):
+        if is_stop and board.can_end[u]:
+            yield _snapshot(walk)
+        yield from _leave_node(board, walk, u, path, groups | new_groups, max_bypass, hex_limit, fits)
+    if is_stop:
+        walk.stops.pop()
+    walk.nodes.pop()
+
+
+# -- distance and scoring -------------------------------------------------------------------
+
+def _fit_checker(spec):
+    """``fits(stops)``: can stops given as (kind, visit cost) pairs be assigned to the rows?"""
+    rows = spec.rows
+
+    @lru_cache(maxsize=None)
+    def fits(stops: tuple[tuple[str, int], ...]) -> bool:
+        return _assignment(rows, stops) is not None
+
+    return fits
+
+
+def _assignment(rows, stops) -> tuple[int, ...] | None:
+    """Any assignment of the stops to rows listing their kind within each row's visit units."""
+    options = [[r for r, row in enumerate(rows) if kind in row.kinds] for kind, _ in stops]
+    for assign in product(*options):
+        used = [0] * len(rows)
+        for (_, cost), r in zip(stops, assign):
+            used[r] += cost
+        if all(u <= row.visit or row.visit >= UNLIMITED for u, row in zip(used, rows)):
+            return assign
+    return None
+
+
+def _score_route(board: _Board, walk: _Walk, objective: str) -> ReferenceRoute | None:
+    """The best way to count and pay the route's stops; None if its mandatory stops don't fit."""
+    rows = board.train.spec.rows
+    mandatory = [s for s in walk.stops if not board.optional[s]]
+    optional = [s for s in walk.stops if board.optional[s]]
+    best = None  # (objective value, revenue, subsidy, counted, paid)
+    for mask in range(1 << len(optional)):
+        counted = mandatory + [s for j, s in enumerate(optional) if (mask >> j) & 1]
+        options = [[r for r, row in enumerate(rows) if board.node[s].kind in row.kinds] for s in counted]
+        for assign in product(*options):
+            used = [0] * len(rows)
+            members: list[list[NodeKey]] = [[] for _ in rows]
+            for s, r in zip(counted, assign):
+                used[r] += board.node[s].visit_cost
+                members[r].append(s)
+            if any(u > row.visit and row.visit < UNLIMITED for u, row in zip(used, rows)):
+                continue
+            paid: list[NodeKey] = []
+            revenue = 0
+            for row, ms in zip(rows, members):
+                ranked = sorted(ms, key=lambda s: -board.value[s] * row.multiplier)
+                for s in ranked[:row.pay]:
+                    if board.value[s] * row.multiplier > 0:
+                        paid.append(s)
+                        revenue += board.value[s] * row.multiplier
+            subsidy = sum(board.subsidy[s] for s in counted)
+            value = revenue + subsidy if objective == "income" else revenue
+            if best is None or (value, revenue) > (best[0], best[1]):
+                best = (value, revenue, subsidy, counted, paid)
+    if best is None:
+        return None
+    _, revenue, subsidy, counted, paid = best
+    bonus = _bonus(board, walk.stops)
+    return ReferenceRoute(
+        train=board.train.id,
+        paths=tuple(f"{h}:{k}" for h, k in walk.paths),
+        stops=tuple(_ref(s) for s in walk.stops),
+        counted=tuple(_ref(s) for s in walk.stops if s in counted),
+        paid=tuple(_ref(s) for s in walk.stops if s in paid),
+        revenue=revenue + bonus, subsidy=subsidy, bonus=bonus, bypass=walk.bypass,
+        crossings=len(walk.lanes), track=frozenset(walk.paths) | frozenset(walk.lanes))
+
+
+def _ref(node: NodeKey) -> str:
+    return f"{node[0]}-{node[1]}"
+
+
+def _bonus(board: _Board, stops: list[NodeKey]) -> int:
+    """The route's bonuses: counts of visited stops per hex tag; exclusive groups pay their best."""
+    if not board.bonuses:
+        return 0
+    counts: dict[str, int] = {}
+    for h, _ in stops:
+        for tag in board.tags[h]:
+            counts[tag] = counts.get(tag, 0) + 1
+    total = 0
+    best_in_group: dict[str, int] = {}
+    for b in board.bonuses:
+        if not all(counts.get(tag, 0) >= at_least for tag, at_least in b.conditions):
+            continue
+        amount = b.amount * (counts.get(b.conditions[0][0], 0) if b.per_count else 1)
+        if b.group:
+            best_in_group[b.group] = max(best_in_group.get(b.group, amount), amount)
+        else:
+            total += amount
+    return total + sum(best_in_group.values())
+
+
+# -- the plan ---------------------------------------------------------------------------------
+
+def _best_combination(per_train: list[list[ReferenceRoute]], objective: str, share_track: bool,
+                      max_bypass: int) -> tuple[int, ...]:
+    """Index of the chosen route per train (-1 idle): best (value, revenue), by exhaustive search
+    pruned only by an admissible bound (routes are sorted best first)."""
+    n = len(per_train)
+    best_value = [max((r.value(objective) for r in rs), default=0) for rs in per_train]
+    best_revenue = [max((r.revenue for r in rs), default=0) for rs in per_train]
+    suffix_value = [0] * (n + 1)
+    suffix_revenue = [0] * (n + 1)
+    for t in range(n - 1, -1, -1):
+        suffix_value[t] = suffix_value[t + 1] + max(0, best_value[t])
+        suffix_revenue[t] = suffix_revenue[t + 1] + max(0, best_revenue[t])
+    best: list[Any] = [(-1, -1), tuple([-1] * n)]
+    choice = [-1] * n
+
+    def search(t: int, used: frozenset, bypass: int, value: int, revenue: int) -> None:
+        if t == n:
+            if (value, revenue) > best[0]:
+                best[0] = (value, revenue)
+                best[1] = tuple(choice)
+            return
+        for i, r in enumerate(per_train[t]):
+            v = r.value(objective)
+            if (value + v + suffix_value[t + 1], revenue + r.revenue + suffix_revenue[t + 1]) <= best[0]:
+                if value + v + suffix_value[t + 1] < best[0][0]:
+                    break  # sorted by value: no later route of this train can do better
+                continue
+            if not share_track and not used.isdisjoint(r.track):
+                continue
+            if bypass + r.bypass > max_bypass:
+                continue
+            choice[t] = i
+            search(t + 1, used | r.track, bypass + r.bypass, value + v, revenue + r.revenue)
+        choice[t] = -1
+        search(t + 1, used, bypass, value, revenue)
+
+    search(0, frozenset(), 0, 0, 0)
+    return best[1]
