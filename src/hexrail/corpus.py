@@ -81,6 +81,13 @@ def _solve_task_args(args: tuple[Task, float | None, str]) -> dict:
     return solve_task(*args)
 
 
+def warm_up() -> None:
+    """Load the compiled kernels once (from numba's disk cache), so no position pays for it."""
+    from hexrail import example_path, solve
+
+    solve(example_path("demo"))
+
+
 class ProgressBar:
     """A small progress bar on a stream (stderr), redrawn at most ten times a second."""
 
@@ -120,6 +127,7 @@ def solve_all(tasks: list[Task], *, time_limit: float | None = None, workers: in
     bar = ProgressBar(len(tasks)) if progress else None
     results: list[dict | None] = [None] * len(tasks)
     if workers <= 1:
+        warm_up()
         for k, task in enumerate(tasks):
             results[k] = solve_task(task, time_limit, objective)
             if bar:
@@ -130,7 +138,7 @@ def solve_all(tasks: list[Task], *, time_limit: float | None = None, workers: in
 
         # spawn: workers must not inherit the solver's threads (CP-SAT) from this process
         ctx = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=warm_up) as pool:
             futures = {pool.submit(_solve_task_args, (task, time_limit, objective)): k
                        for k, task in enumerate(tasks)}
             for done, future in enumerate(as_completed(futures), 1):
