@@ -83,9 +83,9 @@ def _solve_task_args(args: tuple[Task, float | None, str]) -> dict:
 
 def warm_up() -> None:
     """Load the compiled kernels once (from numba's disk cache), so no position pays for it."""
-    from hexrail import example_path, solve
+    from hexrail.io.g18xx import warm_up as load_kernels
 
-    solve(example_path("demo"))
+    load_kernels()
 
 
 class ProgressBar:

@@ -54,11 +54,23 @@ class TrainSpec:
     def __post_init__(self) -> None:
         if not self.rows:
             raise HexrailError("a train needs at least one distance row")
+        for kind in ALL_KINDS:
+            # A kind paid in rows of different multipliers would make the row choice a pricing
+            # decision; no title needs it, so it is refused rather than guessed.
+            if len({r.multiplier for r in self.rows if kind in r.kinds}) > 1:
+                raise HexrailError(f"rows paying {kind}s have different multipliers")
         for row in self.rows:
             if not row.kinds or not row.kinds <= ALL_KINDS:
                 raise HexrailError(f"row kinds {sorted(row.kinds)} must be among {sorted(ALL_KINDS)}")
             if row.pay < 0 or row.visit < row.pay:
                 raise HexrailError(f"row pays {row.pay} of {row.visit}: need 0 <= pay <= visit")
+
+    def factor(self, kind: str) -> int:
+        """What a paid stop of `kind` is multiplied by: the whole-train multiplier, the kind's
+        multiplier and the multiplier of the rows that pay that kind."""
+        rows = {row.multiplier for row in self.rows if kind in row.kinds}
+        row_factor = rows.pop() if len(rows) == 1 else 1
+        return self.multiplier * int(self.kind_multipliers.get(kind, 1)) * row_factor
 
     @property
     def unlimited(self) -> bool:

@@ -67,9 +67,7 @@ class Profile:
         ref = f"{hex_.id}-{node.index}"
         if ref in train.revenue_overrides:
             return int(train.revenue_overrides[ref])
-        spec = train.spec
-        mult = spec.multiplier * int(spec.kind_multipliers.get(node.kind, 1))
-        return node.value(pos.phase.colors) * mult
+        return node.value(pos.phase.colors) * train.spec.factor(node.kind)
 
     def stop_subsidy(self, pos: Position, train: Train, hex_: Hex, node: Node) -> int:
         """Subsidy to the treasury when `node` is counted (halts in some titles)."""
