@@ -542,17 +542,17 @@ def _row_assignments(stops: list[_Stop], rows: tuple[Row, ...]) -> Iterator[list
 
 def _pay_rows(board: _Board, stops: list[_Stop], rows: tuple[Row, ...], members: list[list[int]],
               unpayable: frozenset[NodeRef]) -> _Pay:
-    """With stops placed in rows, each row pays its best `row.pay` stops (times its multiplier)."""
+    """With stops placed in rows, each row pays its best `row.pay` stops. (Row multipliers are
+    part of the profile's stop value: a kind is paid by rows of one multiplier only.)"""
     income = board.objective == "income"
     paid: set[NodeRef] = set()
     revenue = subsidy = 0
     for row, placed in zip(rows, members):
         payable = [stops[i] for i in placed if stops[i].ref not in unpayable]
-        payable.sort(key=lambda s: (s.value * row.multiplier + (s.subsidy if income else 0),
-                                    s.value), reverse=True)
+        payable.sort(key=lambda s: (s.value + (s.subsidy if income else 0), s.value), reverse=True)
         for stop in payable[:row.pay]:
             paid.add(stop.ref)
-            revenue += stop.value * row.multiplier
+            revenue += stop.value
             subsidy += stop.subsidy
     score = revenue + subsidy if income else revenue
     return _Pay(frozenset(paid), revenue, subsidy, (score, revenue))

@@ -41,6 +41,8 @@ def home_nodes(prep: Prepared, t: int) -> set[int]:
 
 def _bits(res: np.ndarray) -> list[np.ndarray]:
     """For each candidate, the indices of its set resource bits."""
+    if res.shape[0] == 0:
+        return []
     as_bytes = res.view(np.uint8).reshape(res.shape[0], -1)
     bits = np.unpackbits(as_bytes, axis=1, bitorder="little")
     return [np.flatnonzero(row) for row in bits]

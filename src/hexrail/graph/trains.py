@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from hexrail.errors import HexrailError
 from hexrail.graph.track import TrackGraph
 from hexrail.model.position import Position, Train
 from hexrail.model.trains import UNLIMITED, TrainSpec
@@ -40,7 +41,7 @@ class TrainData:
     node_block: np.ndarray  # int8: 0 free, 1 passable with a bypass, 2 never passed through
     node_can_end: np.ndarray  # bool
     node_anchor_rank: np.ndarray  # int64: anchors (tokened stops) ranked, -1 otherwise
-    node_group: np.ndarray  # int64: -1 or group id
+    node_groups: np.ndarray  # int64 bitmask of the stop's groups (one stop per group)
     node_value: np.ndarray  # int64: revenue when counted
     node_subsidy: np.ndarray  # int64: subsidy when counted
     node_weight: np.ndarray  # int64: what counting the stop is worth to the objective
@@ -86,7 +87,7 @@ def lower_train(pos: Position, graph: TrackGraph, profile: Profile, train: Train
     block = np.zeros(n, np.int8)
     can_end = np.zeros(n, np.bool_)
     anchor = np.zeros(n, np.bool_)
-    group = np.full(n, -1, np.int64)
+    groups = np.zeros(n, np.int64)
     value = np.zeros(n, np.int64)
     subsidy = np.zeros(n, np.int64)
     tags = np.zeros(n, np.int64)
@@ -118,8 +119,11 @@ def lower_train(pos: Position, graph: TrackGraph, profile: Profile, train: Train
             value[i] = profile.stop_value(pos, train, h, node)
             subsidy[i] = profile.stop_subsidy(pos, train, h, node)
             tags[i] = hex_tags
-            if node.groups:
-                group[i] = group_ids.setdefault(node.groups[0], len(group_ids))
+            for name in node.groups:
+                bit = group_ids.setdefault(name, len(group_ids))
+                if bit > 62:
+                    raise HexrailError("more than 63 stop groups on one map", where=f"hex {h.id}")
+                groups[i] |= 1 << bit
     rank = np.full(n, -1, np.int64)
     rank[np.flatnonzero(anchor)] = np.arange(int(anchor.sum()))
     weight = value + (subsidy if objective == "income" else 0)
@@ -139,7 +143,7 @@ def lower_train(pos: Position, graph: TrackGraph, profile: Profile, train: Train
 
     return TrainData(
         train=train, node_kidx=kidx, node_cost=cost, node_optional=optional, node_block=block,
-        node_can_end=can_end, node_anchor_rank=rank, node_group=group, node_value=value,
+        node_can_end=can_end, node_anchor_rank=rank, node_groups=groups, node_value=value,
         node_subsidy=subsidy, node_weight=weight, node_tags=tags,
         visit_cap=row_caps(spec, "visit"), pay_cap=row_caps(spec, "pay"),
         hex_limit=spec.hexes, min_stops=spec.min_stops,

@@ -13,8 +13,8 @@ assignment of stops to rows is chosen in the route's favour). Shorthands (ROUTE_
 ``NH``    hex train: at most N hex-side crossings, every stop pays
 ========  ==========================================================
 
->>> parse_spec("3+1").rows
-(Row(kinds=frozenset({'city', 'offboard'}), pay=3, visit=3, multiplier=1), Row(kinds=frozenset({'halt', 'town'}), pay=1, visit=1, multiplier=1))
+>>> [(sorted(r.kinds), r.pay, r.visit) for r in parse_spec("3+1").rows]
+[(['city', 'offboard'], 3, 3), (['halt', 'town'], 1, 1)]
 """
 
 from __future__ import annotations

@@ -251,11 +251,11 @@ def _emit(split, d, f_vertex, f_chain, f_fwd, f_stop, stops, paid, res, cnt, n_n
 
 @njit(cache=True, nogil=True)
 def enumerate_anchor(
-        anchor, n_nodes, n_hexes, n_groups,
+        anchor, n_nodes, n_hexes,
         adj_ptr, adj_chain, adj_end, chain_ends, chain_side, chain_terminal, chain_crossings,
         chain_hex_ptr, chain_hexes, chain_res, vertex_res, node_hex,
         node_kidx, node_cost, node_optional, node_block, node_can_end, node_anchor_rank,
-        node_group, node_value, node_subsidy, node_weight, node_tags,
+        node_groups, node_value, node_subsidy, node_weight, node_tags,
         visit_cap, pay_cap, hex_limit, min_stops, hex_noreenter, max_bypass,
         bonus_cond_ptr, bonus_cond_tag, bonus_cond_min, bonus_amount, bonus_group,
         bonus_per_count, n_bonus_groups,
@@ -274,7 +274,6 @@ def enumerate_anchor(
 
     visited = np.zeros(n_vertices, np.bool_)
     hex_mark = np.zeros(n_hexes, np.int32)
-    group_mark = np.zeros(max(n_groups, 1), np.int32)
     cnt = np.zeros(4, np.int64)  # visit units used by mandatory stops, per kind
 
     depth_cap = 2 * n_vertices + 4
@@ -301,8 +300,7 @@ def enumerate_anchor(
     hex_mark[node_hex[anchor]] += 1
     if node_optional[anchor] == 0:
         cnt[node_kidx[anchor]] += node_cost[anchor]
-    if node_group[anchor] >= 0:
-        group_mark[node_group[anchor]] += 1
+    groups_used = node_groups[anchor]  # bitmask: at most one stop of each group
     if not hall_ok(cnt, visit_cap):
         return OK, n_out, n_out_nodes, n_out_chains
     n_stops = 1
@@ -365,8 +363,7 @@ def enumerate_anchor(
                 n_stops -= 1
                 if node_optional[v] == 0:
                     cnt[node_kidx[v]] -= node_cost[v]
-                if node_group[v] >= 0:
-                    group_mark[node_group[v]] -= 1
+                groups_used &= ~node_groups[v]
             visited[v] = False
             _mark_chain_hexes(f_chain[d], f_fwd[d], f_prevhex[d], chain_hex_ptr, chain_hexes,
                               hex_mark, -1)
@@ -419,16 +416,15 @@ def enumerate_anchor(
         if u < n_nodes and node_kidx[u] >= 0:
             if node_anchor_rank[u] >= 0 and node_anchor_rank[u] < my_rank:
                 continue  # such routes are emitted from that lower-ranked anchor
-            g = node_group[u]
-            if g >= 0 and group_mark[g] > 0:
+            g = node_groups[u]
+            if g & groups_used:
                 continue
             if node_optional[u] == 0:
                 cnt[node_kidx[u]] += node_cost[u]
                 if not hall_ok(cnt, visit_cap):
                     cnt[node_kidx[u]] -= node_cost[u]
                     continue  # too long, and longer walks through u are too
-            if g >= 0:
-                group_mark[g] += 1
+            groups_used |= g
             n_stops += 1
             is_stop = 1
         visited[u] = True

@@ -74,13 +74,13 @@ def enumerate_routes(graph: TrackGraph, td: TrainData, *, deadline: float | None
             break
         while True:
             status, n_out2, n_nodes2, n_chains2 = K.enumerate_anchor(
-                int(anchor), graph.n_nodes, hex_count, td.n_groups,
+                int(anchor), graph.n_nodes, hex_count,
                 graph.adj_ptr, graph.adj_chain, graph.adj_end, graph.chain_ends,
                 graph.chain_side, graph.chain_terminal, graph.chain_crossings,
                 graph.chain_hex_ptr, graph.chain_hexes, graph.chain_res, graph.vertex_res,
                 graph.node_hex,
                 td.node_kidx, td.node_cost, td.node_optional, td.node_block, td.node_can_end,
-                td.node_anchor_rank, td.node_group, td.node_value, td.node_subsidy,
+                td.node_anchor_rank, td.node_groups, td.node_value, td.node_subsidy,
                 td.node_weight, td.node_tags, td.visit_cap, td.pay_cap, td.hex_limit,
                 td.min_stops, td.hex_noreenter, td.max_bypass,
                 td.bonus_cond_ptr, td.bonus_cond_tag, td.bonus_cond_min, td.bonus_amount,
