@@ -1,5 +1,16 @@
-"""Rules profiles, registered by name (``generic`` and the games built on it)."""
+"""Rules profiles, registered by name (``generic`` and the games built on it).
+
+Every module of this package is imported here, so a game's profile registers itself just by
+living in ``hexrail/rules/``.
+"""
+
+import importlib
+import pkgutil
 
 from hexrail.rules.base import Bonus, PlanRules, Profile, get_profile, profiles, register
+
+for _module in pkgutil.iter_modules(__path__):
+    if _module.name != "base":
+        importlib.import_module(f"{__name__}.{_module.name}")
 
 __all__ = ["Bonus", "PlanRules", "Profile", "get_profile", "profiles", "register"]

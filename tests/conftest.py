@@ -1,0 +1,84 @@
+"""Shared test helpers: where the 18xx.games corpus lives, and a solver warm-up once per session.
+
+The corpus (real positions exported from 18xx.games, ``../shared/corpus/*.jsonl``) is external
+truth read at run time, never copied into the repository. Its directory is ``$HEXRAIL_CORPUS``
+when set, else ``<repo root>/../shared/corpus``; tests that need it skip with the reason when it
+is absent.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+def corpus_path() -> Path:
+    """The corpus directory (it may not exist)."""
+    env = os.environ.get("HEXRAIL_CORPUS")
+    return Path(env) if env else REPO_ROOT.parent / "shared" / "corpus"
+
+
+def corpus_missing() -> str | None:
+    """Why corpus tests must skip, or None when the corpus is there."""
+    path = corpus_path()
+    if not path.is_dir() or not any(path.glob("*.jsonl")):
+        return f"18xx.games corpus not found at {path} (set HEXRAIL_CORPUS to its directory)"
+    return None
+
+
+@lru_cache(maxsize=None)
+def corpus_lines(name: str) -> tuple[str, ...]:
+    """The raw lines of ``<corpus>/<name>.jsonl`` (empty when absent)."""
+    path = corpus_path() / f"{name}.jsonl"
+    if not path.exists():
+        return ()
+    return tuple(line for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
+
+
+@lru_cache(maxsize=None)
+def corpus_positions(name: str) -> tuple[dict, ...]:
+    return tuple(json.loads(line) for line in corpus_lines(name))
+
+
+def corpus_titles() -> tuple[str, ...]:
+    """Names of the corpus files (``generic``, ``1860``, ...), sorted."""
+    path = corpus_path()
+    return tuple(sorted(p.stem for p in path.glob("*.jsonl"))) if path.is_dir() else ()
+
+
+def position_id(data: dict) -> str:
+    """A readable test id: title, fixture and action index."""
+    return f"{data['title']}-{str(data['fixture']).removesuffix('.json')}-{data['action_index']}"
+
+
+def corpus_params(name: str, keep=lambda data: True) -> list:
+    """pytest params over the positions of one corpus file, or one skipped param when absent."""
+    reason = corpus_missing()
+    if reason:
+        return [pytest.param(None, marks=pytest.mark.skip(reason=reason), id="no-corpus")]
+    params = [pytest.param(data, id=position_id(data)) for data in corpus_positions(name) if keep(data)]
+    return params or [pytest.param(None, marks=pytest.mark.skip(reason=f"no positions in {name}"),
+                                   id="empty")]
+
+
+@pytest.fixture(scope="session")
+def corpus_dir() -> Path:
+    """The corpus directory; skips the test when it is absent."""
+    reason = corpus_missing()
+    if reason:
+        pytest.skip(reason)
+    return corpus_path()
+
+
+@pytest.fixture(scope="session")
+def warm_solver() -> float:
+    """Load the compiled kernels once per session (numba's disk cache); the seconds it took."""
+    from hexrail.io.g18xx import warm_up
+
+    return warm_up()
