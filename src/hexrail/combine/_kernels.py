@@ -36,11 +36,13 @@ def _first_free(start, stop, res, mask):
 
 @njit(cache=True, nogil=True)
 def branch_and_bound(train_ptr, value, res, same_as_prev, suffix_max,
-                     level, idx, used, cur, best, best_choice, budget):
+                     level, idx, used, cur, hint, best, best_choice, budget):
     """Search on from the saved state; returns (status, level, best, nodes used).
 
     ``idx[t]`` is the candidate being tried at level t (relative to ``train_ptr[t]``; -1 before
-    the first try), ``used[t]``/``cur[t]`` the resources and value taken by levels < t.
+    the first try), ``used[t]``/``cur[t]`` the resources and value taken by levels < t, and
+    ``hint[t, s]`` how many leading candidates of level s clash with ``used[t]`` (found while
+    bounding): a path only ever takes more, so scans below it may start there.
     """
     n_levels = train_ptr.shape[0] - 1
     words = res.shape[1]
@@ -53,6 +55,8 @@ def branch_and_bound(train_ptr, value, res, same_as_prev, suffix_max,
         lo = train_ptr[t]
         n = train_ptr[t + 1] - lo
         i = idx[t] + 1
+        if i == 0:
+            i = hint[t, t]
         if same_as_prev[t] and t > 0:
             # identical trains: strictly increasing choices, idle only after an idle one
             prev = idx[t - 1]
@@ -97,9 +101,9 @@ def branch_and_bound(train_ptr, value, res, same_as_prev, suffix_max,
             # must take a later index, or stay idle after an idle one)
             lo2 = train_ptr[t + 1]
             n2 = train_ptr[t + 2] - lo2
-            start = lo2
+            start = lo2 + hint[t, t + 1]
             if same_as_prev[t + 1]:
-                start = lo2 + found + 1 if found < n else lo2 + n2
+                start = max(start, lo2 + found + 1 if found < n else lo2 + n2)
             j = _first_free(start, lo2 + n2, res, used[t + 1])
             total = cur[t + 1] + (value[j] if j < lo2 + n2 else 0)
             if total > best:
@@ -111,7 +115,8 @@ def branch_and_bound(train_ptr, value, res, same_as_prev, suffix_max,
         # tighter bound: each later train's best route that avoids what is taken so far
         bound = cur[t + 1]
         for s in range(t + 1, n_levels):
-            j = _first_free(train_ptr[s], train_ptr[s + 1], res, used[t + 1])
+            j = _first_free(train_ptr[s] + hint[t, s], train_ptr[s + 1], res, used[t + 1])
+            hint[t + 1, s] = j - train_ptr[s]
             if j < train_ptr[s + 1]:
                 bound += value[j]
         if bound <= best:

@@ -50,40 +50,59 @@ def combine_disjoint(values: list[np.ndarray], res: list[np.ndarray], groups: li
         all_res[ptr[k]:ptr[k + 1], :res[t].shape[1]] = res[t]
     same = np.array([k > 0 and groups[order[k]] == groups[order[k - 1]] for k in range(n_trains)],
                     np.bool_)
+    # Russian-doll bounds: the exact best of the last trains alone, solved smallest first,
+    # bounds what those trains can add under any choice of the earlier ones.
     suffix = np.zeros(n_trains + 1, np.int64)
+    nodes = 0
+    optimal = True
     for k in range(n_trains - 1, -1, -1):
-        suffix[k] = suffix[k + 1] + best_each[order[k]]
+        sub = _search(ptr[k:] - ptr[k], all_value[ptr[k]:], all_res[ptr[k]:],
+                      np.concatenate([[False], same[k + 1:]]), suffix[k:], deadline)
+        suffix[k] = sub[3]  # its upper bound (its optimum when it finished)
+        nodes += sub[4]
+        if k == 0:
+            best, best_choice, optimal = sub[0], sub[1], sub[2]
+    choice = [-1] * n_trains
+    for k, t in enumerate(order):
+        c = int(best_choice[k])
+        choice[t] = c if c < len(values[t]) else -1
+    return Selection(tuple(choice), int(best), optimal, int(suffix[0]), nodes)
 
+
+def _search(ptr: np.ndarray, value: np.ndarray, res: np.ndarray, same: np.ndarray,
+            suffix: np.ndarray, deadline: float | None):
+    """Branch and bound over levels; returns (best, choice, optimal, upper bound, nodes)."""
+    n_levels = len(ptr) - 1
+    words = res.shape[1]
     # Greedy incumbents: trains in turn take their best route that still fits; trying each
     # train first gives a strong starting bound for little work.
     best = -1
-    greedy = np.zeros(n_trains, np.int64)
-    for first in range(n_trains):
-        turn = [first] + [k for k in range(n_trains) if k != first]
+    best_choice = np.zeros(n_levels, np.int64)
+    for first in range(n_levels):
+        turn = [first] + [k for k in range(n_levels) if k != first]
         mask = np.zeros(words, np.uint64)
-        picks = np.zeros(n_trains, np.int64)
+        picks = np.zeros(n_levels, np.int64)
         total = 0
         for k in turn:
             lo, hi = int(ptr[k]), int(ptr[k + 1])
-            j = K._first_free(lo, hi, all_res, mask)
+            j = K._first_free(lo, hi, res, mask)
             picks[k] = j - lo  # == number of candidates: idle
             if j < hi:
-                total += int(all_value[j])
-                mask |= all_res[j]
+                total += int(value[j])
+                mask |= res[j]
         if total > best:
-            best, greedy = total, picks
-    best_choice = greedy.copy()
+            best, best_choice = total, picks
 
-    idx = np.full(n_trains, -1, np.int64)
-    used = np.zeros((n_trains + 1, words), np.uint64)
-    cur = np.zeros(n_trains + 1, np.int64)
+    idx = np.full(n_levels, -1, np.int64)
+    used = np.zeros((n_levels + 1, words), np.uint64)
+    cur = np.zeros(n_levels + 1, np.int64)
+    hint = np.zeros((n_levels + 1, n_levels), np.int64)
     level = 0
     nodes = 0
     optimal = True
     while True:
         status, level, best, spent = K.branch_and_bound(
-            ptr, all_value, all_res, same, suffix, level, idx, used, cur, best, best_choice,
-            SLICE)
+            ptr, value, res, same, suffix, level, idx, used, cur, hint, best, best_choice, SLICE)
         nodes += spent
         if status == K.DONE:
             break
@@ -96,10 +115,6 @@ def combine_disjoint(values: list[np.ndarray], res: list[np.ndarray], groups: li
         for k in range(level + 1):
             n = ptr[k + 1] - ptr[k]
             i = max(int(idx[k]), 0)
-            v = int(all_value[ptr[k] + i]) if i < n else 0
+            v = int(value[ptr[k] + i]) if i < n else 0
             upper = max(upper, int(cur[k]) + v + int(suffix[k + 1]))
-    choice = [-1] * n_trains
-    for k, t in enumerate(order):
-        c = int(best_choice[k])
-        choice[t] = c if c < len(values[t]) else -1
-    return Selection(tuple(choice), int(best), optimal, int(upper), nodes)
+    return best, best_choice, optimal, upper, nodes

@@ -167,7 +167,7 @@ def _node(raw: Any, hex_id: str, k: int) -> tuple[Node, tuple[Token | None, ...]
                 mark = "flipped" if flag.get("status") == "flipped" else str(flag.get("type") or "")
             out.append(Token(company, mark))
         for key in flags:
-            if not str(key).isdigit() or int(key) >= len(tokens_in):
+            if not str(key).isdigit() or int(key) >= len(tokens_in) or tokens_in[int(key)] is None:
                 raise HexrailError(f"token_flags names slot {key!r}, which holds no token", where=where)
         tokens = tuple(out) + (None,) * (slots - len(out))
     return node, tokens

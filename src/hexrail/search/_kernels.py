@@ -4,7 +4,8 @@ A route is a simple walk between two stops that contains an *anchor* (a city wit
 token, or any stop for trains that need no token). It is built as two *arms* leaving the anchor
 T: arm 1 runs T→A, arm 2 runs T→B over vertices arm 1 did not use; the route is A…T…B. Each
 route is emitted exactly once: from its lowest-ranked anchor (the walk never enters an anchor
-ranked below T), with A < B (node ids; an empty arm ends at T).
+ranked below T); a route with T inside it leaves T by two chains and arm 2 takes the
+higher-numbered one; a route ending at T is arm 2 alone.
 
 Everything a profile decides arrives as arrays (stop kind, value, blocking level, may-end flag,
 bonus tags...), so one kernel serves every train type and game. Limits are monotone: once a
@@ -175,81 +176,6 @@ def _mark_chain_hexes(c, forward, cur_hex, chain_hex_ptr, chain_hexes, hex_mark,
 
 
 @njit(cache=True, nogil=True)
-def _emit(split, d, f_vertex, f_chain, f_fwd, f_stop, stops, paid, res, cnt, n_nodes,
-          chain_res, vertex_res, node_kidx, node_cost, node_optional, node_weight, node_value,
-          node_subsidy, node_tags, visit_cap, pay_cap,
-          bonus_cond_ptr, bonus_cond_tag, bonus_cond_min, bonus_amount, bonus_group,
-          bonus_per_count, n_bonus_groups, crossings, bypass,
-          out_revenue, out_subsidy, out_bonus, out_bypass, out_crossings,
-          out_node_ptr, out_nodes, out_paid, out_chain_ptr, out_chains, out_res,
-          n_out, n_out_nodes, n_out_chains):
-    """Write the route A…T…B held in frames 0..split-1 (arm 1) and split+1..d (arm 2).
-
-    Returns the new fill levels, or n_out = -1 when a buffer is full.
-    """
-    words = out_res.shape[1]
-    m = 0
-    for i in range(split - 1, -1, -1):
-        if f_stop[i] == 1:
-            stops[m] = f_vertex[i]
-            m += 1
-    for i in range(split + 1, d + 1):
-        if f_stop[i] == 1:
-            stops[m] = f_vertex[i]
-            m += 1
-    nch = (split - 1) + (d - split)
-    if (n_out >= out_revenue.shape[0] or n_out_nodes + m > out_nodes.shape[0]
-            or n_out_chains + nch > out_chains.shape[0]):
-        return -1, n_out_nodes, n_out_chains
-    select_paid(stops, m, node_kidx, node_cost, node_optional, node_weight,
-                cnt, visit_cap, pay_cap, paid)
-    rev = 0
-    sub = 0
-    for i in range(m):
-        if paid[i]:
-            rev += node_value[stops[i]]
-            sub += node_subsidy[stops[i]]
-    bon = route_bonus(stops, m, node_tags, bonus_cond_ptr, bonus_cond_tag, bonus_cond_min,
-                      bonus_amount, bonus_group, bonus_per_count, n_bonus_groups)
-    for w in range(words):
-        res[w] = 0
-    nc = 0
-    # arm 1 reversed (A → T), then arm 2 (T → B); ~c marks a chain run from end b to end a
-    for i in range(split - 1, 0, -1):
-        c = f_chain[i]
-        out_chains[n_out_chains + nc] = ~c if f_fwd[i] else c
-        nc += 1
-        for w in range(words):
-            res[w] |= chain_res[c, w]
-    for i in range(split + 1, d + 1):
-        c = f_chain[i]
-        out_chains[n_out_chains + nc] = c if f_fwd[i] else ~c
-        nc += 1
-        for w in range(words):
-            res[w] |= chain_res[c, w]
-    for i in range(1, d + 1):
-        v = f_vertex[i]
-        if v >= n_nodes and i != split:
-            r = vertex_res[v]
-            res[r >> 6] |= np.uint64(1) << np.uint64(r & 63)
-    for i in range(m):
-        out_nodes[n_out_nodes + i] = stops[i]
-        out_paid[n_out_nodes + i] = paid[i]
-    out_revenue[n_out] = rev + bon
-    out_subsidy[n_out] = sub
-    out_bonus[n_out] = bon
-    out_bypass[n_out] = bypass
-    out_crossings[n_out] = crossings
-    for w in range(words):
-        out_res[n_out, w] = res[w]
-    n_out_nodes += m
-    n_out_chains += nc
-    out_node_ptr[n_out + 1] = n_out_nodes
-    out_chain_ptr[n_out + 1] = n_out_chains
-    return n_out + 1, n_out_nodes, n_out_chains
-
-
-@njit(cache=True, nogil=True)
 def enumerate_anchor(
         anchor, n_nodes, n_hexes,
         adj_ptr, adj_chain, adj_end, chain_ends, chain_side, chain_terminal, chain_crossings,
@@ -272,6 +198,13 @@ def enumerate_anchor(
     words = out_res.shape[1]
     my_rank = node_anchor_rank[anchor]
 
+    # Which hex the walk is in matters only to the no-re-entry rule: skip the bookkeeping
+    # when no hex has that rule.
+    track_hexes = False
+    for h in range(n_hexes):
+        if hex_noreenter[h]:
+            track_hexes = True
+            break
     visited = np.zeros(n_vertices, np.bool_)
     hex_mark = np.zeros(n_hexes, np.int32)
     cnt = np.zeros(4, np.int64)  # visit units used by mandatory stops, per kind
@@ -290,15 +223,25 @@ def enumerate_anchor(
     stops = np.empty(depth_cap, np.int64)
     paid = np.empty(depth_cap, np.bool_)
     res = np.zeros(words, np.uint64)
+    n_bonus = bonus_amount.shape[0]
+    # When the pay rows hold whatever the visit rows do, a route without optional stops is
+    # paid for every stop: no choosing needed.
+    pay_covers_visit = True
+    for s in range(1, 16):
+        if pay_cap[s] < visit_cap[s]:
+            pay_covers_visit = False
 
     crossings = 0
     bypass = 0
+    n_optional = 0  # optional stops on the walk
     split = 0  # frame index of the phase-2 root
 
     # frame 0: the anchor
     visited[anchor] = True
     hex_mark[node_hex[anchor]] += 1
-    if node_optional[anchor] == 0:
+    if node_optional[anchor]:
+        n_optional += 1
+    else:
         cnt[node_kidx[anchor]] += node_cost[anchor]
     groups_used = node_groups[anchor]  # bitmask: at most one stop of each group
     if not hall_ok(cnt, visit_cap):
@@ -319,143 +262,200 @@ def enumerate_anchor(
     while d >= 0:
         v = f_vertex[d]
         phase = f_phase[d]
+        emit = False
 
-        # A phase-1 frame at a stop that may end a route first runs a phase-2 walk (arm 2).
         if phase == 1 and f_adj[d] == -1:
+            # A phase-1 frame at a stop that may end a route first runs a phase-2 walk (arm 2).
             f_adj[d] = adj_ptr[v]
-            if v < n_nodes and node_can_end[v]:
-                split = d + 1
-                f_vertex[split] = anchor
-                f_adj[split] = adj_ptr[anchor]
-                f_chain[split] = -1
-                f_fwd[split] = True
-                f_hex[split] = node_hex[anchor]
-                f_prevhex[split] = node_hex[anchor]
-                f_phase[split] = 2
-                f_cross[split] = 0
-                f_bypass[split] = 0
-                f_stop[split] = 0
-                d = split
-                # arm 2 empty: the route A…T ends at the anchor (A == T: a one-stop route)
-                emit = v < anchor if v != anchor else min_stops <= 1
-                if emit and node_can_end[anchor] and n_stops >= min_stops:
-                    n_out, n_out_nodes, n_out_chains = _emit(
-                        split, d, f_vertex, f_chain, f_fwd, f_stop, stops, paid, res, cnt,
-                        n_nodes, chain_res, vertex_res, node_kidx, node_cost, node_optional,
-                        node_weight, node_value, node_subsidy, node_tags, visit_cap, pay_cap,
-                        bonus_cond_ptr, bonus_cond_tag, bonus_cond_min, bonus_amount,
-                        bonus_group, bonus_per_count, n_bonus_groups, crossings, bypass,
-                        out_revenue, out_subsidy, out_bonus, out_bypass, out_crossings,
-                        out_node_ptr, out_nodes, out_paid, out_chain_ptr, out_chains, out_res,
-                        n_out, n_out_nodes, n_out_chains)
-                    if n_out < 0:
-                        return FULL, start_out, start_nodes, start_chains
+            if not (v < n_nodes and node_can_end[v]):
                 continue
-
-        if f_adj[d] >= adj_ptr[v + 1]:
+            split = d + 1
+            f_vertex[split] = anchor
+            f_adj[split] = adj_ptr[anchor]
+            f_chain[split] = -1
+            f_fwd[split] = True
+            f_hex[split] = node_hex[anchor]
+            f_prevhex[split] = node_hex[anchor]
+            f_phase[split] = 2
+            f_cross[split] = 0
+            f_bypass[split] = 0
+            f_stop[split] = 0
+            d = split
+            # both arms empty: a one-stop route (local trains)
+            emit = split == 1 and min_stops <= 1
+        elif f_adj[d] >= adj_ptr[v + 1]:
             # every chain from v tried: pop frame d and undo its arrival
             if d == 0:
                 break
-            if f_chain[d] == -1:
-                d -= 1  # the phase-2 root owns nothing (frame 0 holds the anchor)
-                continue
-            if f_stop[d] == 1:
-                n_stops -= 1
-                if node_optional[v] == 0:
-                    cnt[node_kidx[v]] -= node_cost[v]
-                groups_used &= ~node_groups[v]
-            visited[v] = False
-            _mark_chain_hexes(f_chain[d], f_fwd[d], f_prevhex[d], chain_hex_ptr, chain_hexes,
-                              hex_mark, -1)
-            crossings -= f_cross[d]
-            bypass -= f_bypass[d]
+            if f_chain[d] != -1:  # (a phase-2 root owns nothing: frame 0 holds the anchor)
+                if f_stop[d] == 1:
+                    n_stops -= 1
+                    if node_optional[v]:
+                        n_optional -= 1
+                    else:
+                        cnt[node_kidx[v]] -= node_cost[v]
+                    groups_used &= ~node_groups[v]
+                visited[v] = False
+                if track_hexes:
+                    _mark_chain_hexes(f_chain[d], f_fwd[d], f_prevhex[d], chain_hex_ptr,
+                                      chain_hexes, hex_mark, -1)
+                crossings -= f_cross[d]
+                bypass -= f_bypass[d]
             d -= 1
             continue
-
-        slot = f_adj[d]
-        f_adj[d] = slot + 1
-        c = adj_chain[slot]
-        end = adj_end[slot]
-        fwd = end == 0
-        u = chain_ends[c, 1 - end]
-        if visited[u]:
-            continue
-        arrived = f_chain[d]
-        is_root = arrived == -1
-        # Leaving v: the rules for passing through it.
-        spend = 0
-        add_cross = 0
-        if v >= n_nodes:
-            # a branch point: leave on the side opposite to the one we came in on
-            if chain_side[c, end] == chain_side[arrived, 1 if f_fwd[d] else 0]:
+        else:
+            slot = f_adj[d]
+            f_adj[d] = slot + 1
+            c = adj_chain[slot]
+            end = adj_end[slot]
+            fwd = end == 0
+            u = chain_ends[c, 1 - end]
+            if visited[u]:
                 continue
-            add_cross = 1
-        elif not is_root or (phase == 2 and split > 1):
-            if chain_terminal[c, end]:
+            arrived = f_chain[d]
+            is_root = arrived == -1
+            # Each route is walked once: a route with the anchor in its middle leaves it by
+            # two chains, and arm 2 takes the higher-numbered one; a route ending at the
+            # anchor is walked as arm 2 alone (arm 1 empty).
+            if is_root and phase == 2 and split > 1 and c <= f_chain[1]:
                 continue
-            if is_root:
-                # the anchor in the middle of the route: arm 1 left it by chain f_chain[1]
-                if chain_terminal[f_chain[1], 0 if f_fwd[1] else 1]:
+            # Leaving v: the rules for passing through it.
+            spend = 0
+            add_cross = 0
+            if v >= n_nodes:
+                # a branch point: leave on the side opposite to the one we came in on
+                if chain_side[c, end] == chain_side[arrived, 1 if f_fwd[d] else 0]:
                     continue
-            elif chain_terminal[arrived, 1 if f_fwd[d] else 0]:
-                continue
-            blk = node_block[v]
-            if blk == HARD_BLOCK:
-                continue
-            if blk == SOFT_BLOCK:
-                if bypass >= max_bypass:
+                add_cross = 1
+            elif not is_root or (phase == 2 and split > 1):
+                if chain_terminal[c, end]:
                     continue
-                spend = 1
-        new_cross = add_cross + chain_crossings[c]
-        if hex_limit > 0 and crossings + new_cross > hex_limit:
-            continue
-        if not _chain_hexes_ok(c, fwd, f_hex[d], chain_hex_ptr, chain_hexes, hex_mark,
-                               hex_noreenter):
-            continue
-        is_stop = 0
-        if u < n_nodes and node_kidx[u] >= 0:
-            if node_anchor_rank[u] >= 0 and node_anchor_rank[u] < my_rank:
-                continue  # such routes are emitted from that lower-ranked anchor
-            g = node_groups[u]
-            if g & groups_used:
+                if is_root:
+                    # the anchor in the middle of the route: arm 1 left it by chain f_chain[1]
+                    if chain_terminal[f_chain[1], 0 if f_fwd[1] else 1]:
+                        continue
+                elif chain_terminal[arrived, 1 if f_fwd[d] else 0]:
+                    continue
+                blk = node_block[v]
+                if blk == HARD_BLOCK:
+                    continue
+                if blk == SOFT_BLOCK:
+                    if bypass >= max_bypass:
+                        continue
+                    spend = 1
+            new_cross = add_cross + chain_crossings[c]
+            if hex_limit > 0 and crossings + new_cross > hex_limit:
                 continue
-            if node_optional[u] == 0:
-                cnt[node_kidx[u]] += node_cost[u]
-                if not hall_ok(cnt, visit_cap):
-                    cnt[node_kidx[u]] -= node_cost[u]
-                    continue  # too long, and longer walks through u are too
-            groups_used |= g
-            n_stops += 1
-            is_stop = 1
-        visited[u] = True
-        new_hex = _mark_chain_hexes(c, fwd, f_hex[d], chain_hex_ptr, chain_hexes, hex_mark, 1)
-        crossings += new_cross
-        bypass += spend
-        nd = d + 1
-        f_vertex[nd] = u
-        f_adj[nd] = -1 if phase == 1 else adj_ptr[u]
-        f_chain[nd] = c
-        f_fwd[nd] = fwd
-        f_hex[nd] = new_hex
-        f_prevhex[nd] = f_hex[d]
-        f_phase[nd] = phase
-        f_cross[nd] = new_cross
-        f_bypass[nd] = spend
-        f_stop[nd] = is_stop
-        d = nd
+            if track_hexes and not _chain_hexes_ok(c, fwd, f_hex[d], chain_hex_ptr, chain_hexes,
+                                                   hex_mark, hex_noreenter):
+                continue
+            is_stop = 0
+            if u < n_nodes and node_kidx[u] >= 0:
+                if node_anchor_rank[u] >= 0 and node_anchor_rank[u] < my_rank:
+                    continue  # such routes are emitted from that lower-ranked anchor
+                g = node_groups[u]
+                if g & groups_used:
+                    continue
+                if node_optional[u]:
+                    n_optional += 1
+                else:
+                    cnt[node_kidx[u]] += node_cost[u]
+                    if not hall_ok(cnt, visit_cap):
+                        cnt[node_kidx[u]] -= node_cost[u]
+                        continue  # too long, and longer walks through u are too
+                groups_used |= g
+                n_stops += 1
+                is_stop = 1
+            visited[u] = True
+            new_hex = -1
+            if track_hexes:
+                new_hex = _mark_chain_hexes(c, fwd, f_hex[d], chain_hex_ptr, chain_hexes,
+                                            hex_mark, 1)
+            crossings += new_cross
+            bypass += spend
+            nd = d + 1
+            f_vertex[nd] = u
+            f_adj[nd] = -1 if phase == 1 else adj_ptr[u]
+            f_chain[nd] = c
+            f_fwd[nd] = fwd
+            f_hex[nd] = new_hex
+            f_prevhex[nd] = f_hex[d]
+            f_phase[nd] = phase
+            f_cross[nd] = new_cross
+            f_bypass[nd] = spend
+            f_stop[nd] = is_stop
+            d = nd
+            # a phase-2 arrival at a stop that may end a route: the route A…T…B
+            emit = phase == 2 and is_stop == 1 and node_can_end[u] and n_stops >= min_stops
 
-        # A phase-2 arrival at a stop that may end a route: the route A…T…B, once (A < B).
-        if phase == 2 and is_stop == 1 and node_can_end[u]:
-            if f_vertex[split - 1] < u and n_stops >= min_stops:
-                n_out, n_out_nodes, n_out_chains = _emit(
-                    split, d, f_vertex, f_chain, f_fwd, f_stop, stops, paid, res, cnt,
-                    n_nodes, chain_res, vertex_res, node_kidx, node_cost, node_optional,
-                    node_weight, node_value, node_subsidy, node_tags, visit_cap, pay_cap,
-                    bonus_cond_ptr, bonus_cond_tag, bonus_cond_min, bonus_amount,
-                    bonus_group, bonus_per_count, n_bonus_groups, crossings, bypass,
-                    out_revenue, out_subsidy, out_bonus, out_bypass, out_crossings,
-                    out_node_ptr, out_nodes, out_paid, out_chain_ptr, out_chains, out_res,
-                    n_out, n_out_nodes, n_out_chains)
-                if n_out < 0:
-                    return FULL, start_out, start_nodes, start_chains
+        if not emit:
+            continue
+
+        # ---- emit the route held in frames split-1..0 (arm 1, reversed) and split+1..d ----
+        m = 0
+        for i in range(split - 1, -1, -1):
+            if f_stop[i] == 1:
+                stops[m] = f_vertex[i]
+                m += 1
+        for i in range(split + 1, d + 1):
+            if f_stop[i] == 1:
+                stops[m] = f_vertex[i]
+                m += 1
+        nch = (split - 1) + (d - split)
+        if (n_out >= out_revenue.shape[0] or n_out_nodes + m > out_nodes.shape[0]
+                or n_out_chains + nch > out_chains.shape[0]):
+            return FULL, start_out, start_nodes, start_chains
+        if pay_covers_visit and n_optional == 0:
+            for i in range(m):
+                paid[i] = True
+        else:
+            select_paid(stops, m, node_kidx, node_cost, node_optional, node_weight,
+                        cnt, visit_cap, pay_cap, paid)
+        rev = 0
+        sub = 0
+        for i in range(m):
+            if paid[i]:
+                rev += node_value[stops[i]]
+                sub += node_subsidy[stops[i]]
+        bon = 0
+        if n_bonus > 0:
+            bon = route_bonus(stops, m, node_tags, bonus_cond_ptr, bonus_cond_tag,
+                              bonus_cond_min, bonus_amount, bonus_group, bonus_per_count,
+                              n_bonus_groups)
+        for w in range(words):
+            res[w] = 0
+        nc = 0
+        # arm 1 reversed (A → T), then arm 2 (T → B); ~c marks a chain run from end b to a
+        for i in range(split - 1, 0, -1):
+            cc = f_chain[i]
+            out_chains[n_out_chains + nc] = ~cc if f_fwd[i] else cc
+            nc += 1
+            for w in range(words):
+                res[w] |= chain_res[cc, w]
+        for i in range(split + 1, d + 1):
+            cc = f_chain[i]
+            out_chains[n_out_chains + nc] = cc if f_fwd[i] else ~cc
+            nc += 1
+            for w in range(words):
+                res[w] |= chain_res[cc, w]
+        for i in range(1, d + 1):
+            vv = f_vertex[i]
+            if vv >= n_nodes:
+                r = vertex_res[vv]
+                res[r >> 6] |= np.uint64(1) << np.uint64(r & 63)
+        for i in range(m):
+            out_nodes[n_out_nodes + i] = stops[i]
+            out_paid[n_out_nodes + i] = paid[i]
+        out_revenue[n_out] = rev + bon
+        out_subsidy[n_out] = sub
+        out_bonus[n_out] = bon
+        out_bypass[n_out] = bypass
+        out_crossings[n_out] = crossings
+        for w in range(words):
+            out_res[n_out, w] = res[w]
+        n_out_nodes += m
+        n_out_chains += nc
+        out_node_ptr[n_out + 1] = n_out_nodes
+        out_chain_ptr[n_out + 1] = n_out_chains
+        n_out += 1
     return OK, n_out, n_out_nodes, n_out_chains

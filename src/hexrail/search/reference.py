@@ -15,9 +15,11 @@ the rules.
    further than a hex train's crossings allow. Every simple walk that starts and ends at stops,
    visits an anchor (if the train needs a token), enough stops, and whose mandatory stops fit
    the train's rows is a route. A route is its set of paths (a walk and its reverse are one).
-2. **Scores.** For each route, every choice of counted optional stops, every assignment of the
-   counted stops to rows and the best ``row.pay`` of each row: the best value (revenue, plus the
-   counted stops' subsidy when the objective is income; ties to more revenue), plus bonuses.
+2. **Scores.** For each route, every choice of counted optional stops and every assignment of the
+   counted stops to rows (within each row's visit units); each row pays its best ``row.pay``
+   stops, a paid stop earning its value (times the row's multiplier) and its subsidy. The best
+   choice for the objective (revenue + subsidy, or revenue; ties to more revenue) wins; bonuses
+   (from every visited stop's hex tags) are added to the revenue.
 3. **Plan.** Every assignment of one route (or none) per train with no shared path or hexside
    lane and no more bypasses than the plan allows; the best total wins (ties to more revenue).
    The search prunes with ``value so far + best route of each remaining train`` (a valid bound)
@@ -399,15 +401,19 @@ def _score_route(board: _Board, walk: _Walk, objective: str) -> ReferenceRoute |
                 members[r].append(s)
             if any(u > row.visit and row.visit < UNLIMITED for u, row in zip(used, rows)):
                 continue
+            # Each row pays its best `row.pay` stops; a paid stop earns its value and its
+            # subsidy. Ranking by (worth to the objective, revenue) and taking the top of each
+            # row maximises that pair (pairs ordered lexicographically add up consistently).
             paid: list[NodeKey] = []
-            revenue = 0
+            revenue = subsidy = 0
             for row, ms in zip(rows, members):
-                ranked = sorted(ms, key=lambda s: -board.value[s] * row.multiplier)
+                worth = {s: _worth(board, s, row.multiplier, objective) for s in ms}
+                ranked = sorted(ms, key=lambda s: worth[s], reverse=True)
                 for s in ranked[:row.pay]:
-                    if board.value[s] * row.multiplier > 0:
+                    if worth[s] > (0, 0):
                         paid.append(s)
                         revenue += board.value[s] * row.multiplier
-            subsidy = sum(board.subsidy[s] for s in counted)
+                        subsidy += board.subsidy[s]
             value = revenue + subsidy if objective == "income" else revenue
             if best is None or (value, revenue) > (best[0], best[1]):
                 best = (value, revenue, subsidy, counted, paid)
@@ -423,6 +429,12 @@ def _score_route(board: _Board, walk: _Walk, objective: str) -> ReferenceRoute |
         paid=tuple(_ref(s) for s in walk.stops if s in paid),
         revenue=revenue + bonus, subsidy=subsidy, bonus=bonus, bypass=walk.bypass,
         crossings=len(walk.lanes), track=frozenset(walk.paths) | frozenset(walk.lanes))
+
+
+def _worth(board: _Board, stop: NodeKey, multiplier: int, objective: str) -> tuple[int, int]:
+    """What paying `stop` in a row adds: (objective value, revenue)."""
+    revenue = board.value[stop] * multiplier
+    return (revenue + board.subsidy[stop] if objective == "income" else revenue, revenue)
 
 
 def _ref(node: NodeKey) -> str:

@@ -62,7 +62,7 @@ def enumerate_routes(graph: TrackGraph, td: TrainData, *, deadline: float | None
     With a `deadline` (a ``time.perf_counter()`` value) the walk stops between anchors once it
     passes, and the result says ``complete=False``.
     """
-    cap = 4096
+    cap = 1 << 15
     words = graph.chain_res.shape[1]
     bufs = _alloc(cap, words)
     n_out = n_nodes = n_chains = 0
@@ -102,13 +102,17 @@ def enumerate_routes(graph: TrackGraph, td: TrainData, *, deadline: float | None
 
 
 def _alloc(cap: int, words: int) -> list[np.ndarray]:
-    return [
-        np.zeros(cap, np.int64), np.zeros(cap, np.int64), np.zeros(cap, np.int64),
-        np.zeros(cap, np.int64), np.zeros(cap, np.int64),
-        np.zeros(cap + 1, np.int64), np.zeros(cap * 8, np.int64), np.zeros(cap * 8, np.bool_),
-        np.zeros(cap + 1, np.int64), np.zeros(cap * 16, np.int64),
-        np.zeros((cap, words), np.uint64),
+    # Uninitialised: the kernel writes every slot it reports as filled.
+    bufs = [
+        np.empty(cap, np.int64), np.empty(cap, np.int64), np.empty(cap, np.int64),
+        np.empty(cap, np.int64), np.empty(cap, np.int64),
+        np.empty(cap + 1, np.int64), np.empty(cap * 8, np.int64), np.empty(cap * 8, np.bool_),
+        np.empty(cap + 1, np.int64), np.empty(cap * 16, np.int64),
+        np.empty((cap, words), np.uint64),
     ]
+    bufs[5][0] = 0
+    bufs[8][0] = 0
+    return bufs
 
 
 def _grow(bufs: list[np.ndarray], cap: int, words: int) -> list[np.ndarray]:
