@@ -91,16 +91,48 @@ def _resources(prep: Prepared, t: int) -> np.ndarray:
 
 
 def choose(prep: Prepared, *, deadline: float | None = None) -> Selection:
-    """Pick one candidate per train, exactly, with the combiner the plan rules need."""
+    """Pick one candidate per train, exactly, with the combiner the plan rules need.
+
+    Disjoint track, a single bypass per round, the home route and intersecting routes are
+    branch and bound (the last two checked on complete choices); stops that pay once across
+    routes and larger bypass budgets need the CP-SAT model.
+    """
     rules = prep.rules
-    coupled = rules.stops_pay_once or rules.home_route or rules.intersect or rules.max_bypass > 1
-    if coupled:
+    if rules.stops_pay_once or rules.max_bypass > 1:
         from hexrail.combine.cpsat import combine_coupled
 
         return combine_coupled(prep, deadline=deadline)
     values = [c.value(prep.objective) for c in prep.candidates]
     res = [_resources(prep, t) for t in range(len(prep.trains))]
-    return combine_disjoint(values, res, prep.groups, deadline=deadline)
+    stops = [_stop_bits(prep, t) for t in range(len(prep.trains))] \
+        if rules.home_route or rules.intersect else None
+    home = None
+    if rules.home_route:
+        from hexrail.combine.cpsat import home_nodes
+
+        home = []
+        for t, bits in enumerate(stops):
+            mask = np.zeros(bits.shape[1], np.uint64)
+            for n in home_nodes(prep, t):
+                mask[n >> 6] |= np.uint64(1) << np.uint64(n & 63)
+            home.append((bits & mask).any(axis=1))
+    return combine_disjoint(values, res, prep.groups, deadline=deadline, home=home,
+                            stops=stops if rules.intersect else None)
+
+
+def _stop_bits(prep: Prepared, t: int) -> np.ndarray:
+    """Per candidate of train t (sorted order), a bitset of the stops it visits."""
+    cands = prep.candidates[t]
+    n_nodes = prep.graph_of(t).n_nodes
+    words = max(1, (n_nodes + 63) // 64)
+    bits = np.zeros((len(cands), words), np.uint64)
+    lengths = (cands.node_ptr[1:] - cands.node_ptr[:-1])[cands.src]
+    rows = np.repeat(np.arange(len(cands)), lengths)
+    starts = cands.node_ptr[cands.src]
+    offsets = np.arange(int(lengths.sum())) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    nodes = cands.nodes[np.repeat(starts, lengths) + offsets]
+    np.bitwise_or.at(bits, (rows, nodes >> 6), np.uint64(1) << (nodes & 63).astype(np.uint64))
+    return bits
 
 
 def route_plan(prep: Prepared, t: int, i: int, *, revenue: int | None = None,

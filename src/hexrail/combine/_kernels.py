@@ -35,16 +35,68 @@ def _first_free(start, stop, res, mask):
 
 
 @njit(cache=True, nogil=True)
+def plan_ok(train_ptr, idx, cand_home, cand_stops, require_home, require_intersect):
+    """Do the chosen candidates (``idx[s]`` per level, past the end = idle) meet the plan
+    rules: one route through the home token, and routes joined through shared stops?"""
+    n_levels = train_ptr.shape[0] - 1
+    chosen = np.empty(n_levels, np.int64)
+    k = 0
+    for s in range(n_levels):
+        if idx[s] < train_ptr[s + 1] - train_ptr[s]:
+            chosen[k] = train_ptr[s] + idx[s]
+            k += 1
+    if k == 0:
+        return True
+    if require_home:
+        home = False
+        for a in range(k):
+            if cand_home[chosen[a]]:
+                home = True
+        if not home:
+            return False
+    if require_intersect and k > 1:
+        reached = np.zeros(k, np.bool_)
+        reached[0] = True
+        grew = True
+        while grew:
+            grew = False
+            for a in range(k):
+                if reached[a]:
+                    continue
+                for b in range(k):
+                    if not reached[b]:
+                        continue
+                    meet = False
+                    for w in range(cand_stops.shape[1]):
+                        if cand_stops[chosen[a], w] & cand_stops[chosen[b], w]:
+                            meet = True
+                            break
+                    if meet:
+                        reached[a] = True
+                        grew = True
+                        break
+        for a in range(k):
+            if not reached[a]:
+                return False
+    return True
+
+
+@njit(cache=True, nogil=True)
 def branch_and_bound(train_ptr, value, res, same_as_prev, suffix_max,
-                     level, idx, used, cur, hint, best, best_choice, budget):
+                     level, idx, used, cur, hint, best, best_choice, budget,
+                     cand_home, cand_stops, require_home, require_intersect):
     """Search on from the saved state; returns (status, level, best, nodes used).
 
     ``idx[t]`` is the candidate being tried at level t (relative to ``train_ptr[t]``; -1 before
     the first try), ``used[t]``/``cur[t]`` the resources and value taken by levels < t, and
     ``hint[t, s]`` how many leading candidates of level s clash with ``used[t]`` (found while
     bounding): a path only ever takes more, so scans below it may start there.
+
+    With `require_home`/`require_intersect` a full choice must also pass `plan_ok`; the bounds
+    ignore those rules, so they stay admissible.
     """
     n_levels = train_ptr.shape[0] - 1
+    constrained = require_home or require_intersect
     words = res.shape[1]
     nodes = 0
     t = level
@@ -82,6 +134,9 @@ def branch_and_bound(train_ptr, value, res, same_as_prev, suffix_max,
         v = value[lo + found] if found < n else 0
         if t == n_levels - 1:
             total = cur[t] + v
+            if constrained and not plan_ok(train_ptr, idx, cand_home, cand_stops,
+                                           require_home, require_intersect):
+                continue  # look further down this level
             if total > best:
                 best = total
                 for s in range(n_levels):
@@ -96,7 +151,7 @@ def branch_and_bound(train_ptr, value, res, same_as_prev, suffix_max,
             for w in range(words):
                 used[t + 1, w] |= res[lo + found, w]
         cur[t + 1] = cur[t] + v
-        if t + 1 == n_levels - 1:
+        if t + 1 == n_levels - 1 and not constrained:
             # one train left: its first free candidate is its best (same-as-previous trains
             # must take a later index, or stay idle after an idle one)
             lo2 = train_ptr[t + 1]

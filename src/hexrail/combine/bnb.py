@@ -27,11 +27,15 @@ class Selection:
 
 
 def combine_disjoint(values: list[np.ndarray], res: list[np.ndarray], groups: list[int], *,
-                     deadline: float | None = None) -> Selection:
+                     deadline: float | None = None, home: list[np.ndarray] | None = None,
+                     stops: list[np.ndarray] | None = None) -> Selection:
     """Best choice of one candidate per train such that no two share a resource bit.
 
     `values[t]` must be sorted descending; `groups[t]` is equal for trains with identical
     candidate lists (their choices are interchangeable, so only one order is searched).
+    With `home` (per train, does the candidate include the home token) one running route must
+    include it; with `stops` (per train, bitsets of the candidates' stops) the running routes
+    must form one graph through shared stops.
     """
     n_trains = len(values)
     if n_trains == 0:
@@ -50,14 +54,27 @@ def combine_disjoint(values: list[np.ndarray], res: list[np.ndarray], groups: li
         all_res[ptr[k]:ptr[k + 1], :res[t].shape[1]] = res[t]
     same = np.array([k > 0 and groups[order[k]] == groups[order[k - 1]] for k in range(n_trains)],
                     np.bool_)
+    n_all = int(ptr[-1])
+    cand_home = np.zeros(n_all, np.bool_)
+    if home is not None:
+        cand_home = np.concatenate([home[t] for t in order]) if n_all else cand_home
+    stop_words = max((s.shape[1] for s in stops), default=1) if stops is not None else 1
+    cand_stops = np.zeros((n_all, stop_words), np.uint64)
+    if stops is not None:
+        for k, t in enumerate(order):
+            cand_stops[ptr[k]:ptr[k + 1], :stops[t].shape[1]] = stops[t]
+    rules = (cand_home, cand_stops, home is not None, stops is not None)
+
     # Russian-doll bounds: the exact best of the last trains alone, solved smallest first,
     # bounds what those trains can add under any choice of the earlier ones.
     suffix = np.zeros(n_trains + 1, np.int64)
     nodes = 0
     optimal = True
     for k in range(n_trains - 1, -1, -1):
+        # the tail problems drop the plan rules: a relaxation, so still a bound
         sub = _search(ptr[k:] - ptr[k], all_value[ptr[k]:], all_res[ptr[k]:],
-                      np.concatenate([[False], same[k + 1:]]), suffix[k:], deadline)
+                      np.concatenate([[False], same[k + 1:]]), suffix[k:], deadline,
+                      rules if k == 0 else (cand_home[ptr[k]:], cand_stops[ptr[k]:], False, False))
         suffix[k] = sub[3]  # its upper bound (its optimum when it finished)
         nodes += sub[4]
         if k == 0:
@@ -70,7 +87,7 @@ def combine_disjoint(values: list[np.ndarray], res: list[np.ndarray], groups: li
 
 
 def _search(ptr: np.ndarray, value: np.ndarray, res: np.ndarray, same: np.ndarray,
-            suffix: np.ndarray, deadline: float | None):
+            suffix: np.ndarray, deadline: float | None, rules: tuple):
     """Branch and bound over levels; returns (best, choice, optimal, upper bound, nodes)."""
     n_levels = len(ptr) - 1
     words = res.shape[1]
@@ -90,8 +107,10 @@ def _search(ptr: np.ndarray, value: np.ndarray, res: np.ndarray, same: np.ndarra
             if j < hi:
                 total += int(value[j])
                 mask |= res[j]
-        if total > best:
+        if total > best and K.plan_ok(ptr, picks, *rules):
             best, best_choice = total, picks
+    if best < 0:
+        best, best_choice = 0, ptr[1:] - ptr[:-1]  # every train idle: always allowed
 
     idx = np.full(n_levels, -1, np.int64)
     used = np.zeros((n_levels + 1, words), np.uint64)
@@ -102,7 +121,8 @@ def _search(ptr: np.ndarray, value: np.ndarray, res: np.ndarray, same: np.ndarra
     optimal = True
     while True:
         status, level, best, spent = K.branch_and_bound(
-            ptr, value, res, same, suffix, level, idx, used, cur, hint, best, best_choice, SLICE)
+            ptr, value, res, same, suffix, level, idx, used, cur, hint, best, best_choice, SLICE,
+            *rules)
         nodes += spent
         if status == K.DONE:
             break
