@@ -7,6 +7,7 @@ the exit status is 2 for bad input and 1 for a plan that breaks the rules.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 from pathlib import Path
@@ -128,6 +129,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", help="also write every per-position result to this JSON-lines file")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_corpus)
+    # Commands that live in their own modules: each exposes add_arguments(parser) and
+    # run(args) -> int, and imports its heavier dependencies only inside run().
+    for name, module, text in (
+        ("render", "hexrail.render.cli", "draw a position (and a plan) as SVG or PNG"),
+        ("serve", "hexrail.server.cli", "run the HTTP service"),
+        ("bench", "hexrail.bench.cli", "compare route algorithms on positions"),
+    ):
+        try:
+            mod = importlib.import_module(module)
+        except ModuleNotFoundError as err:
+            if err.name is None or not err.name.startswith(module.rsplit(".", 1)[0]):
+                raise
+            continue  # not part of this installation
+        p = sub.add_parser(name, help=text)
+        mod.add_arguments(p)
+        p.set_defaults(func=mod.run)
     return parser
 
 
