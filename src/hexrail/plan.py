@@ -63,6 +63,8 @@ class Plan:
     company: str = ""
     timings: dict = field(default_factory=dict, compare=False)
     stats: dict = field(default_factory=dict, compare=False)
+    # The position the plan was made for (set by the solver; used to draw the plan).
+    position: Any = field(default=None, compare=False, repr=False)
 
     @property
     def total(self) -> int:

@@ -205,6 +205,7 @@ def solve(position: Any, time_limit: float | None = None, *, objective: str = "i
         routes=tuple(routes), revenue=revenue, subsidy=subsidy, optimal=optimal,
         upper_bound=max(upper, value) if not optimal else value, objective=objective,
         profile=prep.position.rules.profile, company=prep.position.company,
+        position=prep.position,
         timings={k: round(v, 6) for k, v in prep.timings.items()},
         stats={"candidates": {td.train.id: len(c) for td, c in zip(prep.trains, prep.candidates)},
                "combine_nodes": sel.nodes, "vertices": prep.graphs[next(iter(prep.graphs))].n_vertices
