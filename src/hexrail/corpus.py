@@ -63,7 +63,6 @@ def solve_task(task: Task, time_limit: float | None = None, objective: str = "in
     record = {"file": name, "line": number, **record}
     if "error" in record:
         return record
-    record.pop("routes", None)  # the summary needs numbers; --json keeps them small
     try:
         pos = position_from_18xx(data)
         for source in ("submitted", "auto_router"):
@@ -266,6 +265,12 @@ def format_summary(titles: dict[str, dict]) -> str:
     return "\n".join(out)
 
 
+def _verdict(legal: bool, revenue: int | None, subsidy: int | None) -> str:
+    if not legal:
+        return "illegal"
+    return f"legal {revenue}" + (f" + {subsidy} subsidy" if subsidy else "")
+
+
 def discrepancies(results: list[dict], objective: str = "income") -> list[str]:
     """One line per covered-title position where we fail, are lower, or disagree on the routes."""
     lines = []
@@ -286,10 +291,10 @@ def discrepancies(results: list[dict], objective: str = "income") -> list[str]:
             lines.append(f"{where}: not proven optimal (bound {r['upper_bound']})")
         scored = r.get("submitted_scored")
         if scored and scored.get("checkable") and scored["agree"] is False:
-            verdict = f"{'legal' if scored['legal'] else 'illegal'} {scored['revenue']}"
-            lines.append(f"{where}: players' routes: 18xx.games "
-                         f"{'legal' if scored['engine_legal'] else 'illegal'} {scored['engine_revenue']}, "
-                         f"ours {verdict} {scored.get('errors') or ''}".rstrip())
+            theirs = _verdict(scored["engine_legal"], scored["engine_revenue"], scored["engine_subsidy"])
+            ours_ = _verdict(scored["legal"], scored["revenue"], scored["subsidy"])
+            lines.append(f"{where}: players' routes: 18xx.games {theirs}, ours {ours_} "
+                         f"{scored.get('errors') or ''}".rstrip())
         if r.get("score_error"):
             lines.append(f"{where}: scoring failed: {r['score_error']}")
     return lines

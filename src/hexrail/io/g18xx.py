@@ -64,8 +64,8 @@ def rules_for_title(title: str) -> tuple[str, bool, str]:
 
     >>> rules_for_title("1830")
     ('generic', True, '1830 uses the generic rules')
-    >>> rules_for_title("1860")[:2]
-    ('generic', False)
+    >>> rules_for_title("18ZZ")
+    ('generic', False, '18ZZ has no rules profile; its own rules may differ: solved under the generic rules')
     """
     from hexrail.rules import profiles
 
@@ -332,7 +332,8 @@ def position_from_18xx(data: dict) -> Position:
     entity = _need(data, "entity", dict, "position")
     company = _need(entity, "id", str, "entity")
     home_in = entity.get("home")
-    homes = (home_in,) if isinstance(home_in, str) else tuple(h for h in (home_in or ()) if isinstance(h, str))
+    homes = (home_in,) if isinstance(home_in, str) else tuple(
+        h for h in (home_in or ()) if isinstance(h, str))
     on_map = {h.id for h in hexes}
     companies = [Company(company, tuple(h for h in homes if h in on_map), str(entity.get("name") or ""))]
     seen = {company}
@@ -516,7 +517,9 @@ def route_to_18xx(pos: Position, route: RoutePlan) -> dict[str, Any]:
 def plan_from_18xx_routes(routes: list[dict], *, where: str = "routes") -> Plan:
     """A plan of the routes stored in a position (``submitted`` / ``auto_router``), for checking.
 
-    Routes the engine rejected without track (``error`` and no ``track``) are left out.
+    Each route keeps its track and, as ``paid``, the stops the engine scored (a player may count
+    fewer halts than the best choice, 1860). Routes the engine rejected without track (``error``
+    and no ``track``) are left out.
     """
     out = []
     for k, r in enumerate(routes or ()):
@@ -529,7 +532,7 @@ def plan_from_18xx_routes(routes: list[dict], *, where: str = "routes") -> Plan:
             continue
         out.append(RoutePlan(train=r["train"], train_name=str(r.get("train_name", "")),
                              stops=tuple(r.get("visits") or ()) if not track else (),
-                             paths=tuple(track)))
+                             paid=tuple(r.get("stops") or ()), paths=tuple(track)))
     return Plan(routes=tuple(out), revenue=0)
 
 

@@ -14,12 +14,15 @@ bonus       amount  condition
 ==========  ======  ==========================================================================
 N/S         100     a stop in an ``N`` hex and a stop in an ``S`` hex
 Ö/V         120     ``O`` and ``V`` icons, with stops at H9 and at A2 or A10 (east-west)
-b/B, b/B/b  50/100  a ``B`` hex and one / two or more ``b_lower_case`` stops (Bergslagen)
-m/M, m/M/m  50/100  an ``M`` hex and one / two or more ``m_lower_case`` stops (ore fields)
+b/B, b/B/b  50/100  a ``B`` hex and one / two or more ``b_lower_case`` icons (Bergslagen)
+m/M, m/M/m  50/100  an ``M`` hex and one / two or more ``m_lower_case`` icons (ore fields)
 Port        30/icon a stop on the hex holding the steamship marker, per ``port`` icon there;
                     only for the company that owns the marker's private
 GKB50/30/20 amount  per stop on a hex holding that bonus token; only for its owner
 ==========  ======  ==========================================================================
+
+Icons are counted over the route's stops, each stop bringing its hex's icons (as 18xx.games
+does); a hex carrying an icon twice is tagged ``<icon>#2`` so that it counts two on its own.
 
 Everything is lowered through the profile hooks (tags and `Bonus` objects), so the search weighs
 bonuses exactly when it chooses routes.
@@ -59,13 +62,19 @@ PORT_AMOUNT = 30
 DEFAULT_PORT_MARKER = "SB"
 DEFAULT_BONUS_TOKENS = {"GKB50": 50, "GKB30": 30, "GKB20": 20}
 
-# Tags the profile adds to a hex besides its bonus icons (icon names never contain "@").
+# Tags the profile adds to a hex besides its bonus icons (icon names never contain "@" or "#").
 EAST_TAG = "@east"
 WEST_TAG = "@west"
+COUNTED_ICONS = ("b_lower_case", "m_lower_case")  # bonuses count these icons, not their hexes
+TWICE = "#2"  # tag suffix: the hex carries the icon twice (counts as two on its own)
 
 
 def marker_tag(marker: str, hex_id: str) -> str:
-    """The tag a marker gives the one hex it lies on: ``"GKB50@C8"``."""
+    """The tag a marker gives the one hex it lies on.
+
+    >>> marker_tag("GKB50", "C8")
+    'GKB50@C8'
+    """
     return f"{marker}@{hex_id}"
 
 
@@ -115,6 +124,7 @@ class G18SJ(Profile):
     # -- bonuses -------------------------------------------------------------------------
     def hex_tags(self, pos: Position, train: Train, hex_: Hex) -> tuple[str, ...]:
         tags = [icon for icon in hex_.icons if icon in BONUS_ICONS]
+        tags.extend(icon + TWICE for icon in COUNTED_ICONS if hex_.icons.count(icon) >= 2)
         if hex_.id in EAST_HEXES:
             tags.append(EAST_TAG)
         if hex_.id in WEST_HEXES:
@@ -128,8 +138,10 @@ class G18SJ(Profile):
             Bonus("Ö/V", 120, (("O", 1), ("V", 1), (EAST_TAG, 1), (WEST_TAG, 1))),
             Bonus("b/B", 50, (("B", 1), ("b_lower_case", 1)), group="Bergslagen"),
             Bonus("b/B/b", 100, (("B", 1), ("b_lower_case", 2)), group="Bergslagen"),
+            Bonus("b/B/b", 100, (("B", 1), ("b_lower_case" + TWICE, 1)), group="Bergslagen"),
             Bonus("m/M", 50, (("M", 1), ("m_lower_case", 1)), group="ore fields"),
             Bonus("m/M/m", 100, (("M", 1), ("m_lower_case", 2)), group="ore fields"),
+            Bonus("m/M/m", 100, (("M", 1), ("m_lower_case" + TWICE, 1)), group="ore fields"),
         ]
         state = pos.state
         assignments = _assignments(pos)
