@@ -573,6 +573,29 @@ def _best_pay(board: _Board, train: Train, refs: list[NodeRef],
     return best
 
 
+def _declared_pay(board: _Board, train: Train, refs: list[NodeRef],
+                  declared: frozenset[NodeRef]) -> _Pay | None:
+    """What the route earns when it is paid for exactly the `declared` stops (a player may
+    take less than the best, e.g. a halt's subsidy instead of a town); None if no placing of
+    the stops in the train's rows pays exactly those."""
+    stops = [_stop_info(board, train, ref) for ref in refs]
+    rows = train.spec.rows
+    for members in _row_assignments(stops, rows):
+        placed = {stops[i].ref: r for r, m in enumerate(members) for i in m}
+        if not declared <= placed.keys():
+            continue
+        if any(s.optional and s.ref in placed and s.ref not in declared for s in stops):
+            continue  # an optional stop counted must be one the route is paid for
+        per_row = [sum(1 for ref in declared if placed[ref] == r) for r in range(len(rows))]
+        if all(n <= row.pay for n, row in zip(per_row, rows)):
+            chosen = [s for s in stops if s.ref in declared]
+            revenue = sum(s.value for s in chosen)
+            subsidy = sum(s.subsidy for s in chosen)
+            score = revenue + subsidy if board.objective == "income" else revenue
+            return _Pay(declared, revenue, subsidy, (score, revenue))
+    return None
+
+
 def _describe_rows(rows: tuple[Row, ...]) -> str:
     parts = []
     for row in rows:
@@ -853,10 +876,45 @@ def _intersect_errors(board: _Board, routes: list[_Route]) -> list[str]:
             f"the route of train {walked[0].plan.train} and those joined to it"]
 
 
+def _settle_declared(board: _Board, routes: list[_Route]) -> dict[int, _Pay]:
+    """Each legal route paid for the stops its plan declares; a declared choice the train
+    cannot be paid for, or a stop paid twice where stops pay once, makes the route illegal."""
+    pays: dict[int, _Pay] = {}
+    paid_by: dict[NodeRef, int] = {}
+    for i, route in enumerate(routes):
+        if not route.legal:
+            continue
+        stops = _stops(board, route.walk)
+        declared = []
+        for text in route.plan.paid:
+            ref, error = _parse_node_ref(board, text)
+            if ref is None or ref not in stops:
+                route.errors.append(error or f"paid stop {text} is not a stop of the route")
+            declared.append(ref)
+        if not route.legal:
+            continue
+        pay = _declared_pay(board, route.train, stops, frozenset(declared))
+        if pay is None:
+            route.errors.append(f"the train cannot be paid for exactly {', '.join(route.plan.paid)}")
+            continue
+        if board.rules.stops_pay_once:
+            for ref in pay.paid:
+                if ref in paid_by:
+                    route.errors.append(f"{_node_str(ref)} is paid to train "
+                                        f"{routes[paid_by[ref]].plan.train} already")
+                paid_by.setdefault(ref, i)
+        if route.legal:
+            pays[i] = pay
+    return pays
+
+
 def _settle_pay(board: _Board, routes: list[_Route]) -> dict[int, _Pay]:
     """Each legal route's best pay. When a stop pays once across all routes, try every way of
-    giving each shared stop to one of the routes visiting it, and keep the best total."""
+    giving each shared stop to one of the routes visiting it, and keep the best total.
+    When the plan says which stops each route is paid for, that choice is checked instead."""
     legal = [i for i, r in enumerate(routes) if r.legal]
+    if legal and all(routes[i].plan.paid for i in legal):
+        return _settle_declared(board, routes)
     stops = {i: _stops(board, routes[i].walk) for i in legal}
     shared: dict[NodeRef, list[int]] = {}
     if board.rules.stops_pay_once:
