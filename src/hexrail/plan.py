@@ -120,6 +120,14 @@ class Plan:
     def __str__(self) -> str:
         return self.table()
 
+    def _repr_svg_(self) -> str | None:
+        """Jupyter shows a solved plan as its routes drawn over the board (`hexrail.render`)."""
+        if self.position is None:
+            return None
+        from hexrail.render import render_svg
+
+        return render_svg(self.position, self)
+
 
 def plan_from_json(data: Any) -> Plan:
     """Read a plan (ours, or one a person wrote: each route needs ``train`` and ``paths``)."""

@@ -16,7 +16,7 @@ from hexrail.graph.trains import TrainData, lower_train, name_bonuses
 from hexrail.io.native import load_position
 from hexrail.model.position import Position
 from hexrail.plan import Plan, RoutePlan
-from hexrail.rules import PlanRules, Profile, get_profile
+from hexrail.rules import PlanRules, Profile, ruled
 from hexrail.search.routes import Candidates, enumerate_routes
 
 OBJECTIVES = ("income", "revenue")
@@ -53,8 +53,7 @@ def prepare(position: Any, *, objective: str = "income", deadline: float | None 
     """Compile the position and enumerate every train's candidate routes."""
     if objective not in OBJECTIVES:
         raise HexrailError(f"objective must be one of {OBJECTIVES}", where="objective")
-    pos = load_position(position)
-    profile = get_profile(pos.rules.profile)(pos)
+    pos, profile = ruled(load_position(position))
     rules = profile.plan_rules(pos)
     timings: dict[str, float] = {}
     t0 = time.perf_counter()

@@ -32,7 +32,7 @@ from hexrail.model.position import Hex, Position, Train
 from hexrail.model.tile import End, Node, Path
 from hexrail.model.trains import ALL_KINDS, UNLIMITED, Row
 from hexrail.plan import Plan, RoutePlan, plan_from_json
-from hexrail.rules.base import PlanRules, Profile, get_profile
+from hexrail.rules.base import PlanRules, Profile, ruled
 
 OBJECTIVES = ("income", "revenue")
 
@@ -979,10 +979,9 @@ def check_plan(position: Any, plan: Plan | dict, *, objective: str = "income") -
     if objective not in OBJECTIVES:
         raise HexrailError(f"objective must be one of {OBJECTIVES}, not {objective!r}",
                            where="objective")
-    pos = load_position(position)
+    pos, profile = ruled(load_position(position))
     if not isinstance(plan, Plan):
         plan = plan_from_json(plan)
-    profile = get_profile(pos.rules.profile)(pos)
     board = _Board(pos, profile, profile.plan_rules(pos), objective)
     routes = _trace_routes(board, plan)
     errors = (_shared_track_errors(board, routes) + _bypass_errors(board, routes)

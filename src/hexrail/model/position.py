@@ -164,3 +164,9 @@ class Position:
 
     def option(self, name: str, default: Any = None) -> Any:
         return self.rules.options.get(name, default)
+
+    def _repr_svg_(self) -> str:
+        """Jupyter shows a position as its board (`hexrail.render`)."""
+        from hexrail.render import render_svg
+
+        return render_svg(self)

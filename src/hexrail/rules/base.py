@@ -8,7 +8,7 @@ Plan-level couplings (stops paying once, home route, one bypass per round, ...) 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 from hexrail.errors import HexrailError
@@ -60,6 +60,11 @@ class Profile:
     def parse_train(self, spec: Any, where: str) -> TrainSpec:
         """Turn a train spec (shorthand string or rows object) into a `TrainSpec`."""
         return parse_spec(spec, where=where)
+
+    def train_spec(self, pos: Position, train: Train) -> TrainSpec:
+        """The rows `train` runs with in this position (a title may change them with the
+        game's state, e.g. a leased or nationalized train); by default its own spec."""
+        return train.spec
 
     # -- stops, per train -----------------------------------------------------------------
     def stop_value(self, pos: Position, train: Train, hex_: Hex, node: Node) -> int:
@@ -113,6 +118,17 @@ class Profile:
 
     def plan_rules(self, pos: Position) -> PlanRules:
         return PlanRules()
+
+
+def ruled(pos: Position) -> tuple[Position, Profile]:
+    """The position as its rules profile runs it (every train with the spec the profile gives
+    it) and the profile: the one entry to the rules for the solver, validator and oracle."""
+    profile = get_profile(pos.rules.profile)(pos)
+    trains = tuple(replace(t, spec=profile.train_spec(pos, t)) for t in pos.trains)
+    if trains != pos.trains:
+        pos = pos.with_trains(trains)
+        profile = type(profile)(pos)
+    return pos, profile
 
 
 _REGISTRY: dict[str, type[Profile]] = {}

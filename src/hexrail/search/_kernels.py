@@ -38,7 +38,7 @@ def hall_ok(cnt, cap):
 
 
 @njit(cache=True, nogil=True)
-def select_paid(stops, n, node_kidx, node_cost, node_optional, node_weight,
+def select_paid(stops, n, node_kidx, node_cost, node_optional, node_weight, node_value,
                 visit_cnt, visit_cap, pay_cap, paid):
     """Choose which of the route's `n` visited stops are paid, maximising their total weight.
 
@@ -70,8 +70,11 @@ def select_paid(stops, n, node_kidx, node_cost, node_optional, node_weight,
         while j > 0:
             a = stops[order[j - 1]]
             b = stops[order[j]]
-            if node_weight[b] > node_weight[a] or (
-                    node_weight[b] == node_weight[a] and not node_optional[b] and node_optional[a]):
+            # best weight first; at equal weight more revenue, then mandatory stops
+            wa = node_weight[a]
+            wb = node_weight[b]
+            if wb > wa or (wb == wa and (node_value[b] > node_value[a] or (
+                    node_value[b] == node_value[a] and not node_optional[b] and node_optional[a]))):
                 tmp = order[j - 1]
                 order[j - 1] = order[j]
                 order[j] = tmp
@@ -409,7 +412,7 @@ def enumerate_anchor(
             for i in range(m):
                 paid[i] = True
         else:
-            select_paid(stops, m, node_kidx, node_cost, node_optional, node_weight,
+            select_paid(stops, m, node_kidx, node_cost, node_optional, node_weight, node_value,
                         cnt, visit_cap, pay_cap, paid)
         rev = 0
         sub = 0

@@ -47,7 +47,7 @@ from hexrail.io.native import load_position
 from hexrail.model.position import Hex, Position, Train
 from hexrail.model.tile import Node, Path
 from hexrail.model.trains import UNLIMITED
-from hexrail.rules import get_profile
+from hexrail.rules import ruled
 from hexrail.rules.base import Profile
 
 OBJECTIVES = ("income", "revenue")
@@ -114,8 +114,7 @@ def reference_solve(position: Any, *, objective: str = "income",
     """
     if objective not in OBJECTIVES:
         raise HexrailError(f"objective must be one of {OBJECTIVES}", where="objective")
-    pos = load_position(position)
-    profile = get_profile(pos.rules.profile)(pos)
+    pos, profile = ruled(load_position(position))
     rules = profile.plan_rules(pos)
     if rules.stops_pay_once or rules.home_route or rules.intersect:
         raise HexrailError("the reference solver handles only disjoint routes (no stops_pay_once, "
@@ -216,12 +215,12 @@ class _Walk:
 def reference_routes(position: Any, train: Train | str, *, objective: str = "income",
                      max_routes: int = 200_000, profile: Profile | None = None) -> list[ReferenceRoute]:
     """Every legal route of one train (by id or object), each with its best scoring."""
-    pos = load_position(position)
-    if isinstance(train, str):
-        train = next((t for t in pos.trains if t.id == train), None)
-        if train is None:
-            raise HexrailError("no such train", where=f"train {train!r}")
-    profile = profile or get_profile(pos.rules.profile)(pos)
+    pos, own_profile = ruled(load_position(position))
+    train_id = train if isinstance(train, str) else train.id
+    train = next((t for t in pos.trains if t.id == train_id), None)
+    if train is None:
+        raise HexrailError("no such train", where=f"train {train_id!r}")
+    profile = profile or own_profile
     rules = profile.plan_rules(pos)
     board = _Board(pos, profile, train)
     spec = train.spec
@@ -447,7 +446,7 @@ def _bonus(board: _Board, stops: list[NodeKey]) -> int:
         return 0
     counts: dict[str, int] = {}
     for h, _ in stops:
-        for tag in board.tags[h]:
+        for tag in set(board.tags[h]):  # a stop counts once per tag its hex carries
             counts[tag] = counts.get(tag, 0) + 1
     total = 0
     best_in_group: dict[str, int] = {}

@@ -1,0 +1,678 @@
+"""Draw a position, and optionally a plan's routes, as one SVG document.
+
+Layers, bottom to top: hexes in their tile colours, borders, track (each path of each tile),
+the plan's routes (one colour per train, over the track), cities with their slots and tokens,
+towns, halts and offboards, the rings marking each route's stops (dashed when visited but not
+paid), then text: revenues, labels, location names and hex ids. A title sits above the map and a
+legend (train, stops, revenue, total and whether it is proven optimal) below it.
+
+Every element that stands for a thing of the model says so in a ``data-*`` attribute
+(``data-hex``, ``data-node``, ``data-path``, ``data-train``), so tests and scripts can find it.
+
+>>> from hexrail.examples import example_path
+>>> svg = render_svg(example_path("demo"))
+>>> svg.startswith("<svg") and svg.count('class="hex"')
+23
+"""
+
+from __future__ import annotations
+
+import math
+import xml.etree.ElementTree as ET
+from collections.abc import Iterable
+from typing import Any
+
+from hexrail.errors import HexrailError
+from hexrail.io.native import load_position
+from hexrail.model.position import Hex, Position
+from hexrail.model.tile import ANY_COLOR, Node, revenue_for
+from hexrail.plan import Plan, RoutePlan, plan_from_json
+from hexrail.render import style
+from hexrail.render.geometry import Curve, HexGeometry, Point, TileLayout, line
+
+SVG_NS = "http://www.w3.org/2000/svg"
+
+# Sizes as shares of the hex size (circumradius).
+TRACK_WIDTH = 0.10
+ROUTE_WIDTH = 0.13
+SLOT_RADIUS = 0.25
+TOWN_RADIUS = 0.11
+BUBBLE_RADIUS = 0.17
+RING_WIDTH = 0.06
+
+
+def _num(value: float) -> str:
+    text = f"{value:.1f}"
+    return text[:-2] if text.endswith(".0") else ("0" if text == "-0" else text)
+
+
+def _el(parent: ET.Element, tag: str, text: str | None = None, **attrs: Any) -> ET.Element:
+    """A child element; ``class_`` → ``class``, ``data_hex`` → ``data-hex``, floats rounded."""
+    out = {}
+    for key, value in attrs.items():
+        if value is None:
+            continue
+        name = key.rstrip("_").replace("_", "-")
+        out[name] = _num(value) if isinstance(value, float) else str(value)
+    el = ET.SubElement(parent, tag, out)
+    if text is not None:
+        el.text = text
+    return el
+
+
+def _d(curve: Curve) -> str:
+    p0, p1, p2, p3 = curve
+    if p0 == p1 and p2 == p3:
+        return f"M{_num(p0[0])} {_num(p0[1])}L{_num(p3[0])} {_num(p3[1])}"
+    return (f"M{_num(p0[0])} {_num(p0[1])}C{_num(p1[0])} {_num(p1[1])} "
+            f"{_num(p2[0])} {_num(p2[1])} {_num(p3[0])} {_num(p3[1])}")
+
+
+def _points(points: Iterable[Point]) -> str:
+    return " ".join(f"{_num(x)},{_num(y)}" for x, y in points)
+
+
+def _bezier(curve: Curve, t: float) -> Point:
+    p0, p1, p2, p3 = curve
+    u = 1.0 - t
+    a, b, c, d = u * u * u, 3 * u * u * t, 3 * u * t * t, t * t * t
+    return (a * p0[0] + b * p1[0] + c * p2[0] + d * p3[0], a * p0[1] + b * p1[1] + c * p2[1] + d * p3[1])
+
+
+Shape = list[tuple[float, float, float]]  # circles (dx, dy, radius) around a spot
+
+
+def circle(radius: float) -> Shape:
+    return [(0.0, 0.0, radius)]
+
+
+def text_shape(text: str, font: float) -> Shape:
+    """A line of centred text as a row of circles (DejaVu Sans: about 0.6 em per character)."""
+    width, height = 0.6 * font * max(1, len(text)), 0.9 * font
+    n = max(1, math.ceil(width / height))
+    if n == 1:
+        return [(0.0, 0.0, max(width, height) / 2)]
+    step = (width - height) / (n - 1)
+    return [(-width / 2 + height / 2 + i * step, 0.0, height / 2) for i in range(n)]
+
+
+class _Spots:
+    """Free places inside one hex for text and revenue bubbles, kept clear of what is drawn.
+
+    A candidate's score is its clearance (from everything placed and from the hex's sides),
+    capped at `enough`: the first candidate with enough room wins, so candidates are given in
+    order of preference.
+    """
+
+    def __init__(self, geo: HexGeometry, centre: Point):
+        self.geo = geo
+        self.centre = centre
+        self.dirs = [geo.direction(k) for k in range(6)]
+        self.enough = 0.04 * geo.size
+        self.obstacles: list[tuple[Point, float]] = []
+
+    def block(self, point: Point, radius: float) -> None:
+        self.obstacles.append((point, radius))
+
+    def _room(self, p: Point) -> float:
+        vx, vy = p[0] - self.centre[0], p[1] - self.centre[1]
+        return self.geo.apothem - max(vx * d[0] + vy * d[1] for d in self.dirs)
+
+    def place(self, candidates: Iterable[Point], shape: Shape) -> Point:
+        """The best candidate for `shape`; what it covers is then blocked."""
+        best, best_score = None, -math.inf
+        for p in candidates:
+            score = self.enough
+            for dx, dy, r in shape:
+                q = (p[0] + dx, p[1] + dy)
+                score = min(score, self._room(q) - r,
+                            *(math.hypot(q[0] - o[0], q[1] - o[1]) - orad - r for o, orad in self.obstacles))
+            if score > best_score + 1e-9:
+                best, best_score = p, score
+        assert best is not None
+        for dx, dy, r in shape:
+            self.block((best[0] + dx, best[1] + dy), r)
+        return best
+
+
+class BoardDrawing:
+    """One position laid out for drawing: hex centres, tile layouts, company colours."""
+
+    def __init__(self, position: Position, size: float = 50.0):
+        self.pos = position
+        self.size = size
+        self.geo = HexGeometry(position.layout.orientation, size)
+        raw = {h.id: self.geo.centre(*position.layout.xy(h.id)) for h in position.hexes}
+        half_w, half_h = ((size, self.geo.apothem) if self.geo.orientation == "flat"
+                          else (self.geo.apothem, size))
+        margin = 0.3 * size
+        if raw:
+            min_x = min(x for x, _ in raw.values()) - half_w
+            max_x = max(x for x, _ in raw.values()) + half_w
+            min_y = min(y for _, y in raw.values()) - half_h
+            max_y = max(y for _, y in raw.values()) + half_h
+        else:
+            min_x = min_y = 0.0
+            max_x = max_y = size
+        self.header = 0.8 * size
+        self.width = max_x - min_x + 2 * margin
+        self.map_height = max_y - min_y + 2 * margin
+        dx, dy = margin - min_x, self.header + margin - min_y
+        self.centres = {k: (x + dx, y + dy) for k, (x, y) in raw.items()}
+        self.tiles = {h.id: TileLayout(self.geo, h, self.centres[h.id]) for h in position.hexes}
+        order = [c.id for c in position.companies]
+        self.company_fill = {c: style.COMPANY_COLOURS[k % len(style.COMPANY_COLOURS)]
+                             for k, c in enumerate(order)}
+
+    # -- look-ups -------------------------------------------------------------------------
+    def path_curve(self, ref: str, where: str) -> tuple[Hex, Curve]:
+        hex_id, sep, k = ref.rpartition(":")
+        if not sep or not k.isdigit():
+            raise HexrailError(f"track reference {ref!r} is not '<hex>:<path index>'", where=where)
+        h = self.pos.hex_by_id.get(hex_id)
+        if h is None:
+            raise HexrailError(f"track {ref!r} is on hex {hex_id}, which is not on the map", where=where)
+        if int(k) >= len(h.tile.paths):
+            raise HexrailError(f"track {ref!r}: hex {hex_id} has {len(h.tile.paths)} paths", where=where)
+        return h, self.tiles[hex_id].path_curve(h.tile.paths[int(k)])
+
+    def node_point(self, ref: str, where: str) -> tuple[Hex, Node, Point]:
+        hex_id, sep, k = ref.rpartition("-")
+        h = self.pos.hex_by_id.get(hex_id)
+        if not sep or h is None or not k.lstrip("-").isdigit():
+            raise HexrailError(f"stop {ref!r} is not a node reference '<hex>-<index>' on the map",
+                               where=where)
+        try:
+            node = h.tile.node(int(k))
+        except KeyError:
+            raise HexrailError(f"stop {ref!r}: hex {hex_id} has no node {k}", where=where) from None
+        return h, node, self.tiles[hex_id].points[node.index]
+
+    def slot_circles(self, h: Hex, node: Node) -> list[Point]:
+        """Centres of a city's slot circles (one circle for a city without slots)."""
+        p = self.tiles[h.id].points[node.index]
+        r = self.slot_radius(node)
+        n = max(1, node.slots)
+        if n == 1:
+            return [p]
+        if n == 2:
+            return [(p[0] - r, p[1]), (p[0] + r, p[1])]
+        if n == 4:
+            return [(p[0] - r, p[1] - r), (p[0] + r, p[1] - r), (p[0] - r, p[1] + r), (p[0] + r, p[1] + r)]
+        ring = r / math.sin(math.pi / n)
+        return [(p[0] + ring * math.cos(-math.pi / 2 + 2 * math.pi * i / n),
+                 p[1] + ring * math.sin(-math.pi / 2 + 2 * math.pi * i / n)) for i in range(n)]
+
+    def slot_radius(self, node: Node) -> float:
+        n = max(1, node.slots)
+        r = SLOT_RADIUS * self.size
+        if n > 4:
+            # keep the ring inside the hex
+            r = min(r, 0.62 * self.geo.apothem / (1.0 + 1.0 / math.sin(math.pi / n)))
+        return r
+
+    def city_extent(self, h: Hex, node: Node) -> float:
+        """Radius of a circle around the node that holds the whole city."""
+        p = self.tiles[h.id].points[node.index]
+        r = self.slot_radius(node)
+        return max(math.hypot(c[0] - p[0], c[1] - p[1]) for c in self.slot_circles(h, node)) + r
+
+
+def _revenue_table(pos: Position, node: Node) -> tuple[list[tuple[str, int]], int]:
+    """(colour, value) boxes of a stop and its current value."""
+    current = node.value(pos.phase.colors)
+    table = node.extra.get("revenues") if node.extra else None
+    if table and hasattr(table, "items"):
+        return [(str(c), int(v)) for c, v in table.items() if isinstance(v, int)], current
+    if len(node.revenue) > 1 or node.revenue[0][0] != ANY_COLOR:
+        return [(c, v) for c, v in node.revenue], current
+    return [], current
+
+
+def _resolve_routes(pos: Position, plan: Plan) -> list[tuple[RoutePlan, tuple[str, ...]]]:
+    """Each route with its track; a route given by its stops only gets the track the validator
+    finds for it (none when it finds none: the route is then drawn stop to stop)."""
+    if all(r.paths or not r.stops for r in plan.routes):
+        return [(r, r.paths) for r in plan.routes]
+    from hexrail.validate import check_plan
+
+    report = check_plan(pos, plan)
+    found = {rr.train: rr.paths for rr in report.routes}
+    return [(r, r.paths or found.get(r.train, ())) for r in plan.routes]
+
+
+def render_svg(position: Any = None, plan: Plan | dict | None = None, *, size: float = 50.0,
+               title: str | None = None, legend: bool = True) -> str:
+    """The SVG text of a board and, when given, a plan's routes over it.
+
+    Parameters
+    ----------
+    position : Position, dict, JSON text or file path, optional
+        Native or 18xx.games position (anything `hexrail.load_position` reads). May be omitted
+        when `plan` is a solved `Plan`, which carries its position.
+    plan : Plan or plan document, optional
+        Routes to draw, one colour per train, listed in a legend with their revenue. A route
+        given only by its stops is drawn over the track the validator finds between them.
+    size : float
+        Hex circumradius in SVG units (the picture scales with it).
+    title : str, optional
+        Text above the map; by default the position's name, company and phase.
+    legend : bool
+        Draw the legend under the map (only with a plan).
+
+    Raises
+    ------
+    HexrailError
+        The position does not load, or the plan names track or stops the board does not have.
+    """
+    if isinstance(plan, dict):
+        plan = plan_from_json(plan)
+    if position is None:
+        position = getattr(plan, "position", None)
+        if position is None:
+            raise HexrailError("nothing to draw: give a position (or a solved plan)", where="position")
+    pos = load_position(position)
+    board = BoardDrawing(pos, size)
+    routes = _resolve_routes(pos, plan) if plan is not None else []
+    title = _title_text(pos, title)
+    width = max(board.width, min(0.2 * size * 0.62 * len(title), 16 * size) + 0.6 * size)
+    key = _Legend(plan, routes, size, width) if plan is not None and legend else None
+    width = key.width if key else width
+    height = board.header + board.map_height + (key.height if key else 0.0)
+    root = ET.Element("svg", {
+        "xmlns": SVG_NS, "version": "1.1", "width": _num(width), "height": _num(height),
+        "viewBox": f"0 0 {_num(width)} {_num(height)}", "font-family": style.FONT,
+    })
+    _el(root, "rect", class_="background", x=0.0, y=0.0, width=width, height=height, fill="#ffffff")
+    _draw_title(root, board, title, width)
+    spots = {h.id: _Spots(board.geo, board.centres[h.id]) for h in pos.hexes}
+    _draw_hexes(root, board)
+    _draw_borders(root, board)
+    _draw_track(root, board, spots)
+    _draw_routes(root, board, routes)
+    _draw_nodes(root, board, spots)
+    _draw_stop_rings(root, board, routes, spots)
+    _draw_text(root, board, spots)
+    if key is not None:
+        key.draw(root, board.header + board.map_height)
+    ET.indent(root, space=" ")
+    return ET.tostring(root, encoding="unicode") + "\n"
+
+
+# ------------------------------------------------------------------------------------------------
+# Layers
+
+
+def _title_text(pos: Position, title: str | None) -> str:
+    if title is not None:
+        return title
+    name = str(pos.meta.get("name") or "").strip() if pos.meta else ""
+    trains = ", ".join(t.name for t in pos.trains)
+    if name:
+        return f"{name} — {pos.company} ({trains or 'no trains'}), phase {pos.phase.name}"
+    return f"{pos.company} to run {trains or 'no trains'}, phase {pos.phase.name}"
+
+
+def _draw_title(root: ET.Element, board: BoardDrawing, title: str, width: float) -> None:
+    font = min(0.3 * board.size, (width - 0.6 * board.size) / (0.62 * max(1, len(title))))
+    _el(root, "text", title, class_="title", x=0.3 * board.size, y=0.45 * board.size + 0.35 * font,
+        font_size=font, font_weight="bold", fill="#222222")
+
+
+def _hex_title(h: Hex) -> str:
+    parts = [h.id]
+    if h.location:
+        parts.append(h.location)
+    if h.tile.name and h.tile.name != h.id:
+        parts.append(f"tile {h.tile.name}")
+    return " · ".join(parts)
+
+
+def _draw_hexes(root: ET.Element, board: BoardDrawing) -> None:
+    g = _el(root, "g", class_="hexes", stroke="#8a8a8a", stroke_width=0.02 * board.size)
+    for h in board.pos.hexes:
+        poly = _el(g, "polygon", class_="hex", data_hex=h.id, data_color=h.tile.color,
+                   points=_points(board.geo.corners(board.centres[h.id])), fill=style.tile_fill(h.tile.color))
+        _el(poly, "title", _hex_title(h))
+
+
+def _draw_borders(root: ET.Element, board: BoardDrawing) -> None:
+    g = _el(root, "g", class_="borders", stroke_linecap="round", stroke_width=0.08 * board.size)
+    for h in board.pos.hexes:
+        for border in h.tile.borders:
+            a, b = board.geo.side_segment(board.centres[h.id], border.edge)
+            _el(g, "line", class_="border", data_hex=h.id, data_type=border.type,
+                x1=a[0], y1=a[1], x2=b[0], y2=b[1],
+                stroke=style.BORDER_STROKE.get(border.type, "#707070"))
+
+
+def _draw_track(root: ET.Element, board: BoardDrawing, spots: dict[str, _Spots]) -> None:
+    width = TRACK_WIDTH * board.size
+    g = _el(root, "g", class_="track", fill="none", stroke=style.TRACK, stroke_width=width)
+    for h in board.pos.hexes:
+        layout = board.tiles[h.id]
+        for k, path in enumerate(h.tile.paths):
+            if path.ignore:
+                continue
+            curve = layout.path_curve(path)
+            attrs: dict[str, Any] = {}
+            if path.track == "narrow":
+                attrs = {"stroke_width": 0.6 * width, "stroke_dasharray": _num(0.12 * board.size)}
+            _el(g, "path", class_="path", data_path=f"{h.id}:{k}", d=_d(curve), **attrs)
+            if path.track == "dual":
+                _el(g, "path", class_="path-dual", d=_d(curve), stroke="#ffffff",
+                    stroke_width=0.3 * width, stroke_dasharray=_num(0.1 * board.size))
+            for t in (0.25, 0.5, 0.75):
+                spots[h.id].block(_bezier(curve, t), 0.5 * width)
+
+
+def _draw_routes(root: ET.Element, board: BoardDrawing,
+                 routes: list[tuple[RoutePlan, tuple[str, ...]]]) -> None:
+    g = _el(root, "g", class_="routes", fill="none", stroke_linecap="round", stroke_linejoin="round",
+            stroke_opacity="0.9")
+    users: dict[str, list[int]] = {}
+    for i, (_, paths) in enumerate(routes):
+        for ref in paths:
+            users.setdefault(ref, []).append(i)
+    base = ROUTE_WIDTH * board.size
+    for i, (route, paths) in enumerate(routes):
+        colour = style.train_colour(i)
+        where = f"plan route of train {route.train}"
+        rg = _el(g, "g", class_="route", data_train=route.train, stroke=colour, stroke_width=base)
+        if paths:
+            for ref in paths:
+                _, curve = board.path_curve(ref, where)
+                sharing = users[ref]
+                attrs = {}
+                if len(sharing) > 1:  # track shared by trains: nested widths show every colour
+                    rank = sharing.index(i)
+                    attrs["stroke_width"] = base * (1.0 + 1.2 * (len(sharing) - 1 - rank))
+                _el(rg, "path", data_path=ref, d=_d(curve), **attrs)
+        else:
+            points = [board.node_point(s, where)[2] for s in route.stops]
+            for a, b in zip(points, points[1:]):
+                _el(rg, "path", class_="leg", d=_d(line(a, b)), stroke_dasharray=_num(0.15 * board.size))
+
+
+def _draw_city(g: ET.Element, board: BoardDrawing, h: Hex, node: Node) -> None:
+    r = board.slot_radius(node)
+    centres = board.slot_circles(h, node)
+    p = board.tiles[h.id].points[node.index]
+    cg = _el(g, "g", class_=node.kind, data_node=f"{h.id}-{node.index}")
+    fill = "#ffffff" if node.kind == "city" else "#d9d9d9"
+    if len(centres) == 2:
+        _el(cg, "rect", x=p[0] - r, y=p[1] - r, width=2 * r, height=2 * r, fill=fill, stroke="none")
+        _el(cg, "line", x1=p[0] - r, y1=p[1] - r, x2=p[0] + r, y2=p[1] - r, stroke="#000000",
+            stroke_width=0.03 * board.size)
+        _el(cg, "line", x1=p[0] - r, y1=p[1] + r, x2=p[0] + r, y2=p[1] + r, stroke="#000000",
+            stroke_width=0.03 * board.size)
+    elif len(centres) > 2:
+        _el(cg, "circle", cx=p[0], cy=p[1], r=board.city_extent(h, node) + 0.02 * board.size,
+            fill=fill, stroke="#000000", stroke_width=0.03 * board.size)
+    slots = h.slots(node.index)
+    for s, (x, y) in enumerate(centres):
+        _el(cg, "circle", class_="slot", cx=x, cy=y, r=r, fill=fill, stroke="#000000",
+            stroke_width=0.03 * board.size)
+        token = slots[s] if s < len(slots) else None
+        if token is None:
+            continue
+        colour = board.company_fill.get(token.company, "#777777")
+        dim = not token.blocks
+        tg = _el(cg, "g", class_="token", data_company=token.company,
+                 data_flag=token.flag or None, opacity="0.45" if dim else None)
+        own = token.company == board.pos.company
+        _el(tg, "circle", cx=x, cy=y, r=0.86 * r, fill=colour,
+            stroke="#000000" if own else "#ffffff", stroke_width=(0.05 if own else 0.02) * board.size)
+        text = token.company[:4]
+        font = min(0.62 * r, 1.5 * r / max(1, len(text)) * 1.1)
+        _el(tg, "text", text, x=x, y=y + 0.35 * font, font_size=font, font_weight="bold",
+            text_anchor="middle", fill=style.text_on(colour))
+
+
+def _draw_offboard(g: ET.Element, board: BoardDrawing, h: Hex, node: Node, spots: _Spots) -> None:
+    table, current = _revenue_table(board.pos, node)
+    p = board.tiles[h.id].points[node.index]
+    og = _el(g, "g", class_="offboard", data_node=f"{h.id}-{node.index}")
+    boxes = table or [("", current)]
+    colours = board.pos.phase.colors
+    now = None
+    if table:
+        names = [c for c, _ in table]
+        now_colour = next((c for c in reversed(colours) if c in names), None)
+        if now_colour is not None and dict(table)[now_colour] == current:
+            now = names.index(now_colour)
+        else:
+            now = next((i for i, (_, v) in enumerate(table) if v == current), None)
+    else:
+        now = 0
+    box_w = min(0.38 * board.size, 1.5 * board.size / len(boxes))
+    box_h = 0.3 * board.size
+    x0 = p[0] - box_w * len(boxes) / 2
+    y0 = p[1] - box_h / 2
+    for i, (colour, value) in enumerate(boxes):
+        fill = style.PHASE_FILL.get(colour, "#ffffff")
+        _el(og, "rect", class_="revenue", x=x0 + i * box_w, y=y0, width=box_w, height=box_h,
+            fill=fill, stroke="#000000", stroke_width=(0.05 if i == now else 0.015) * board.size,
+            data_current="1" if i == now else None)
+        _el(og, "text", str(value), x=x0 + (i + 0.5) * box_w, y=y0 + 0.72 * box_h,
+            font_size=min(0.2 * board.size, 1.6 * box_w / max(2, len(str(value)))),
+            font_weight="bold" if i == now else None, text_anchor="middle", fill=style.text_on(fill))
+    for i in range(len(boxes)):
+        spots.block((x0 + (i + 0.5) * box_w, p[1]), 0.55 * box_w)
+
+
+def _draw_nodes(root: ET.Element, board: BoardDrawing, spots: dict[str, _Spots]) -> None:
+    g = _el(root, "g", class_="nodes")
+    for h in board.pos.hexes:
+        layout = board.tiles[h.id]
+        for node in h.tile.nodes:
+            if node.extra.get("hide") if node.extra else False:
+                continue
+            p = layout.points[node.index]
+            if node.kind in ("city", "pass"):
+                _draw_city(g, board, h, node)
+                r = board.slot_radius(node)
+                for c in board.slot_circles(h, node):
+                    spots[h.id].block(c, r)
+            elif node.kind == "town":
+                r = TOWN_RADIUS * board.size
+                _el(g, "circle", class_="town", data_node=f"{h.id}-{node.index}", cx=p[0], cy=p[1], r=r,
+                    fill="#000000", stroke="#ffffff", stroke_width=0.025 * board.size)
+                spots[h.id].block(p, r)
+            elif node.kind == "halt":
+                r = TOWN_RADIUS * board.size
+                hg = _el(g, "g", class_="halt", data_node=f"{h.id}-{node.index}")
+                _el(hg, "rect", x=p[0] - r, y=p[1] - r, width=2 * r, height=2 * r, fill="#ffffff",
+                    stroke="#000000", stroke_width=0.03 * board.size)
+                symbol = str(node.extra.get("symbol", "")) if node.extra else ""
+                if symbol:
+                    _el(hg, "text", symbol[:2], x=p[0], y=p[1] + 0.55 * r, font_size=1.4 * r,
+                        text_anchor="middle", fill="#000000")
+                spots[h.id].block(p, r * 1.2)
+            elif node.kind == "offboard":
+                _draw_offboard(g, board, h, node, spots[h.id])
+            elif node.kind == "junction":
+                spots[h.id].block(p, 0.05 * board.size)
+
+
+def _draw_stop_rings(root: ET.Element, board: BoardDrawing,
+                     routes: list[tuple[RoutePlan, tuple[str, ...]]], spots: dict[str, _Spots]) -> None:
+    g = _el(root, "g", class_="stops", fill="none", stroke_width=RING_WIDTH * board.size)
+    seen: dict[str, int] = {}
+    for i, (route, _) in enumerate(routes):
+        paid = set(route.paid)
+        colour = style.train_colour(i)
+        for ref in dict.fromkeys(route.stops):
+            h, node, p = board.node_point(ref, f"plan route of train {route.train}")
+            if node.kind in ("city", "pass"):
+                extent = board.city_extent(h, node)
+            elif node.kind == "offboard":
+                extent = 0.3 * board.size
+            else:
+                extent = TOWN_RADIUS * board.size
+            k = seen.get(ref, 0)
+            seen[ref] = k + 1
+            radius = extent + (0.06 + 0.07 * k) * board.size
+            dashed = bool(route.paid) and ref not in paid
+            spots[h.id].block(p, radius + 0.5 * RING_WIDTH * board.size)
+            _el(g, "circle", class_="stop", data_train=route.train, data_node=ref,
+                data_paid="0" if dashed else "1", cx=p[0], cy=p[1], r=radius, stroke=colour,
+                stroke_dasharray=_num(0.08 * board.size) if dashed else None)
+
+
+def _ring(centre: Point, radius: float, n: int, phase: float = 0.0) -> list[Point]:
+    return [(centre[0] + radius * math.cos(phase + 2 * math.pi * i / n),
+             centre[1] + radius * math.sin(phase + 2 * math.pi * i / n)) for i in range(n)]
+
+
+def _grid(c: Point, size: float, rows: Iterable[float], cols: Iterable[float]) -> list[Point]:
+    return [(c[0] + dx * size, c[1] + dy * size) for dy in rows for dx in cols]
+
+
+def _split_name(name: str) -> list[str]:
+    """A long location name on two lines, split at the space nearest its middle."""
+    if len(name) <= 12 or " " not in name:
+        return [name]
+    spaces = [i for i, ch in enumerate(name) if ch == " "]
+    cut = min(spaces, key=lambda i: abs(i - len(name) / 2))
+    return [name[:cut].strip(), name[cut:].strip()]
+
+
+def _draw_text(root: ET.Element, board: BoardDrawing, spots: dict[str, _Spots]) -> None:
+    g = _el(root, "g", class_="labels", text_anchor="middle")
+    size, colours = board.size, board.pos.phase.colors
+    flat = board.geo.orientation == "flat"
+    bubble = BUBBLE_RADIUS * size
+    for h in board.pos.hexes:
+        layout, free = board.tiles[h.id], spots[h.id]
+        c = layout.centre
+        ink = style.text_on(style.tile_fill(h.tile.color))
+        # hex id near the top
+        font = 0.14 * size
+        top = (-0.72, -0.6) if flat else (-0.68, -0.55, -0.4)
+        spot = free.place(_grid(c, size, top, (0.0, -0.2, 0.2, -0.35, 0.35)), text_shape(h.id, font))
+        _el(g, "text", h.id, class_="hex-id", x=spot[0], y=spot[1] + 0.35 * font, font_size=font,
+            fill=ink, fill_opacity="0.6")
+        # revenues of cities, towns and passes, next to their node
+        for node in h.tile.nodes:
+            if node.kind not in ("city", "town", "pass") or (node.extra and node.extra.get("hide")):
+                continue
+            value = node.value(colours)
+            if value == 0:
+                continue
+            p = layout.points[node.index]
+            near = (board.city_extent(h, node) if node.kind in ("city", "pass")
+                    else TOWN_RADIUS * size) + bubble + 0.03 * size
+            spot = free.place(_ring(p, near, 12, -math.pi / 4) + _ring(p, near + 0.15 * size, 12, -math.pi / 4),
+                              circle(bubble))
+            rg = _el(g, "g", class_="revenue", data_node=f"{h.id}-{node.index}")
+            _el(rg, "circle", cx=spot[0], cy=spot[1], r=bubble, fill="#ffffff", stroke="#000000",
+                stroke_width=0.02 * size)
+            text = str(value)
+            _el(rg, "text", text, x=spot[0], y=spot[1] + 0.07 * size,
+                font_size=min(0.19 * size, 2.6 * bubble / max(2, len(text))), fill="#000000")
+        # tile labels (OO, Z, NY ...), towards a corner
+        for label in h.tile.labels:
+            font = 0.26 * size
+            spot = free.place(_ring(c, 0.58 * size, 6, math.radians(board.geo.base + 30))
+                              + _ring(c, 0.42 * size, 12), text_shape(label, font))
+            _el(g, "text", label, class_="label", x=spot[0], y=spot[1] + 0.35 * font,
+                font_size=font, font_weight="bold", fill=ink)
+        # location name: below the middle, else wherever there is room; long names on two lines
+        if h.location:
+            lines = _split_name(h.location)
+            font = min(0.17 * size, 2.4 * size / max(len(x) for x in lines))
+            shape = [(dx, (k - (len(lines) - 1) / 2) * font, r)
+                     for k, text in enumerate(lines) for dx, _, r in text_shape(text, font)]
+            rows = (0.58, 0.45, -0.5, 0.3, -0.3, 0.7, -0.65, 0.0)
+            spot = free.place(_grid(c, size, rows, (0.0, -0.15, 0.15, -0.3, 0.3)), shape)
+            loc = _el(g, "text", None, class_="location", font_size=font, fill=ink)
+            for k, text in enumerate(lines):
+                _el(loc, "tspan", text, x=spot[0],
+                    y=spot[1] + 0.35 * font + (k - (len(lines) - 1) / 2) * font)
+        # tile name towards the lower right (laid tiles only)
+        if h.tile.name and h.tile.name != h.id and h.tile.color in ("yellow", "green", "brown", "gray"):
+            font = 0.13 * size
+            corners = board.geo.corners(c)
+            cands = [((2 * q[0] + 3 * c[0]) / 5, (2 * q[1] + 3 * c[1]) / 5) for q in corners]
+            spot = free.place(cands, text_shape(h.tile.name, font))
+            _el(g, "text", h.tile.name, class_="tile-name", x=spot[0], y=spot[1] + 0.35 * font,
+                font_size=font, fill=ink, fill_opacity="0.7")
+        # icons (ports, mines, bonus markers) as small tags
+        for icon in h.icons:
+            font = 0.12 * size
+            text = icon[:8]
+            spot = free.place(_ring(c, 0.5 * size, 12, 0.1) + _ring(c, 0.3 * size, 8), text_shape(text, font))
+            _el(g, "text", text, class_="icon", x=spot[0], y=spot[1] + 0.35 * font,
+                font_size=font, font_style="italic", fill=ink)
+
+
+class _Legend:
+    """The legend's rows, measured before drawing: train, revenue, then the stops, wrapped."""
+
+    def __init__(self, plan: Plan, routes: list[tuple[RoutePlan, tuple[str, ...]]], size: float,
+                 min_width: float):
+        self.size = size
+        self.font = 0.22 * size
+        self.stop_font = 0.19 * size
+        self.row = 0.42 * size
+        self.names, self.amounts, self.stops = [], [], []
+        for route, _ in routes:
+            self.names.append(route.train if route.train_name in ("", route.train)
+                              else f"{route.train} ({route.train_name})")
+            amount = str(route.revenue)
+            if route.subsidy:
+                amount += f" + {route.subsidy} subsidy"
+            if route.bonuses:
+                amount += " incl. " + ", ".join(f"{n} {a}" for n, a in route.bonuses)
+            self.amounts.append(amount)
+            paid = set(route.paid)
+            self.stops.append([s if (not paid or s in paid) else f"({s})" for s in route.stops])
+        char = 0.6 * self.font
+        self.x_name = 0.3 * size + 1.0 * size
+        self.x_amount = self.x_name + char * max([len("train")] + [len(n) for n in self.names]) + 0.4 * size
+        self.x_stops = self.x_amount + char * max([len("revenue")] + [len(a) for a in self.amounts]) + 0.4 * size
+        self.width = max(min_width, self.x_stops + 0.6 * self.stop_font * 36 + 0.3 * size)
+        per_line = max(12, int((self.width - self.x_stops - 0.3 * size) / (0.6 * self.stop_font)))
+        self.lines = [self._wrap(stops, per_line) for stops in self.stops]
+        total = f"total {plan.revenue}"
+        if plan.subsidy:
+            total += f" + {plan.subsidy} subsidy"
+        if plan.optimal:
+            total += " (proven optimal)"
+        elif plan.upper_bound:
+            total += f" (not proven optimal; no plan exceeds {plan.upper_bound})"
+        self.total = total
+        self.height = self.row * (2 + sum(len(x) for x in self.lines)) + 0.5 * size
+
+    @staticmethod
+    def _wrap(words: list[str], per_line: int) -> list[str]:
+        lines = [""]
+        for w in words:
+            if lines[-1] and len(lines[-1]) + 1 + len(w) > per_line:
+                lines.append(w)
+            else:
+                lines[-1] = f"{lines[-1]} {w}".strip()
+        return lines
+
+    def draw(self, root: ET.Element, top: float) -> None:
+        size, row = self.size, self.row
+        g = _el(root, "g", class_="legend", font_size=self.font, fill="#000000")
+        x = 0.3 * size
+        y = top + 0.2 * size
+        base = 0.72 * row
+        _el(g, "text", "train", x=self.x_name, y=y + base, font_weight="bold")
+        _el(g, "text", "revenue", x=self.x_amount, y=y + base, font_weight="bold")
+        _el(g, "text", "stops (unpaid in brackets)", x=self.x_stops, y=y + base, font_weight="bold")
+        y += row
+        for i, (name, amount, lines) in enumerate(zip(self.names, self.amounts, self.lines)):
+            colour = style.train_colour(i)
+            lg = _el(g, "g", class_="legend-row", data_train=name.split(" (")[0])
+            _el(lg, "line", x1=x, y1=y + 0.5 * row, x2=x + 0.8 * size, y2=y + 0.5 * row, stroke=colour,
+                stroke_width=ROUTE_WIDTH * size, stroke_linecap="round")
+            _el(lg, "text", name, x=self.x_name, y=y + base)
+            _el(lg, "text", amount, x=self.x_amount, y=y + base)
+            for k, text in enumerate(lines):
+                _el(lg, "text", text, x=self.x_stops, y=y + base + k * row, font_size=self.stop_font)
+            y += row * len(lines)
+        _el(g, "text", self.total, class_="total", x=x, y=y + base + 0.1 * size, font_weight="bold")

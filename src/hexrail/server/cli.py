@@ -1,0 +1,54 @@
+"""``hexrail serve``: run the HTTP service on uvicorn (see `hexrail.server.app` for the API)."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def _size(text: str) -> int:
+    """``4194304``, ``512k``, ``4M``: bytes."""
+    units = {"k": 1024, "m": 1024 ** 2, "g": 1024 ** 3}
+    text = text.strip().lower().removesuffix("ib").removesuffix("b")
+    try:
+        if text and text[-1] in units:
+            return int(float(text[:-1]) * units[text[-1]])
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a size like 4194304, 512k or 4M") from None
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    parser.add_argument("--workers", type=int, default=2, help="solver processes (default 2)")
+    parser.add_argument("--max-body", type=_size, default=4 * 1024 ** 2,
+                        help="largest request body, e.g. 4M (default 4M)")
+    parser.add_argument("--time-limit", type=float, default=10.0,
+                        help="seconds a solve may take when the request names no limit (default 10)")
+    parser.add_argument("--max-time-limit", type=float, default=30.0,
+                        help="cap on a request's time_limit, seconds (default 30)")
+    parser.add_argument("--grace", type=float, default=15.0,
+                        help="seconds over the time limit before a job is killed (default 15)")
+    parser.add_argument("--max-pending", type=int, default=64,
+                        help="jobs in flight before new ones get 503 (default 64)")
+    parser.add_argument("--log-level", default="info", choices=("critical", "error", "warning", "info", "debug"))
+
+
+def run(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from hexrail.errors import HexrailError
+    from hexrail.server.app import ServerConfig, create_app
+
+    for name in ("workers", "max_pending", "max_body"):
+        if getattr(args, name) < 1:
+            raise HexrailError("must be at least 1", where=f"--{name.replace('_', '-')}")
+    for name in ("time_limit", "max_time_limit", "grace"):
+        if not getattr(args, name) >= 0:
+            raise HexrailError("must not be negative", where=f"--{name.replace('_', '-')}")
+    config = ServerConfig(workers=args.workers, max_body_bytes=args.max_body,
+                          default_time_limit=args.time_limit, max_time_limit=args.max_time_limit,
+                          grace=args.grace, max_pending=args.max_pending)
+    uvicorn.run(create_app(config), host=args.host, port=args.port, log_level=args.log_level,
+                limit_concurrency=args.max_pending * 2 + 16, timeout_graceful_shutdown=5)
+    return 0

@@ -1,0 +1,141 @@
+"""What the server's worker processes do: one request's work, JSON in, JSON (or a picture) out.
+
+Each function takes the request's fields as plain data, so it can be sent to another process,
+and returns ``{"ok": body}``, or ``{"error": message, "where": field}`` for bad input (a
+`HexrailError`: the message names the field, hex, company or train at fault). Anything else
+that goes wrong is raised and reported by the server as an internal error.
+
+>>> out = solve_job({"position": None})
+>>> out["where"]
+'position'
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from hexrail.errors import HexrailError
+
+G18XX_SCHEMA = "18xx-route-position/1"
+
+
+def warm_up() -> None:
+    """Worker start-up: load the solver's compiled kernels once (numba's disk cache)."""
+    from hexrail.io.g18xx import warm_up as load_kernels
+
+    load_kernels()
+
+
+def ping() -> str:
+    return "pong"
+
+
+def _failure(err: HexrailError) -> dict[str, Any]:
+    return {"error": str(err), "where": err.where}
+
+
+def _load(data: Any):
+    from hexrail.io.native import load_position
+
+    if not isinstance(data, dict):
+        raise HexrailError("a position must be a JSON object (native or 18xx.games export)",
+                           where="position")
+    return load_position(data)
+
+
+def _plan(data: Any):
+    """A plan document: ours (``hexrail-plan/1``) or 18xx.games routes (``track`` per route)."""
+    from hexrail.io.g18xx import plan_from_18xx_routes
+    from hexrail.plan import plan_from_json
+
+    if not isinstance(data, dict) or not isinstance(data.get("routes"), list):
+        raise HexrailError("a plan must be an object with a 'routes' list", where="plan")
+    routes = data["routes"]
+    if routes and all(isinstance(r, dict) and "track" in r and "paths" not in r for r in routes):
+        return plan_from_18xx_routes(routes, where="plan.routes")
+    return plan_from_json(data)
+
+
+def native_record(pos: Any, plan: Any, seconds: float, objective: str) -> dict[str, Any]:
+    """A solved native position described with the keys of a ``hexrail solve --from 18xx`` line.
+
+    Identifiers of an 18xx.games game and its recorded figures are ``None``: a native position
+    has none.
+    """
+    from hexrail.io.g18xx import best_recorded, recorded_figures, route_to_18xx
+
+    routes = []
+    for r in plan.routes:
+        doc = r.to_json()
+        doc["g18xx"] = route_to_18xx(pos, r)
+        routes.append(doc)
+    figures = recorded_figures({})
+    return {
+        "title": None, "fixture": None, "action_index": None, "game_id": None,
+        "entity": pos.company, "profile": plan.profile, "rules_covered": True,
+        "rules_note": f"{plan.profile} rules profile", "objective": objective,
+        "revenue": plan.revenue, "subsidy": plan.subsidy, "total": plan.total,
+        "optimal": plan.optimal, "upper_bound": plan.upper_bound, "seconds": round(seconds, 6),
+        "routes": routes, **figures, "best_recorded": best_recorded(figures, objective),
+        "vs_best_recorded": None,
+    }
+
+
+def solve_job(request: dict[str, Any]) -> dict[str, Any]:
+    """Solve a position within ``time_limit`` seconds; the result line of ``solve --from 18xx``."""
+    from hexrail.io.g18xx import position_from_18xx, solve_record
+    from hexrail.solve import solve
+
+    data = request.get("position")
+    time_limit = request.get("time_limit")
+    objective = request.get("objective", "income")
+    try:
+        if isinstance(data, dict) and data.get("schema") == G18XX_SCHEMA:
+            position_from_18xx(data)  # bad input is reported before any solving, with its field
+            record = solve_record(data, time_limit=time_limit, objective=objective)
+            if "error" in record:
+                if record["error"].startswith("internal error"):
+                    raise RuntimeError(record["error"])
+                return {"error": record["error"], "where": None}
+            return {"ok": record}
+        pos = _load(data)
+        start = time.perf_counter()
+        plan = solve(pos, time_limit=time_limit, objective=objective)
+        return {"ok": native_record(pos, plan, time.perf_counter() - start, objective)}
+    except HexrailError as err:
+        return _failure(err)
+
+
+def validate_job(request: dict[str, Any]) -> dict[str, Any]:
+    """Check a plan's routes on a position: the report of ``hexrail validate --format json``."""
+    from hexrail.validate import check_plan
+
+    try:
+        pos = _load(request.get("position"))
+        plan = _plan(request.get("plan"))
+        report = check_plan(pos, plan, objective=request.get("objective", "income"))
+        return {"ok": report.to_json()}
+    except HexrailError as err:
+        return _failure(err)
+
+
+def render_job(request: dict[str, Any]) -> dict[str, Any]:
+    """Draw a position, with a given plan or the best one, as SVG text or PNG bytes."""
+    from hexrail.render import render_svg, svg_to_png
+    from hexrail.solve import solve
+
+    try:
+        pos = _load(request.get("position"))
+        plan = None
+        if request.get("plan") is not None:
+            plan = _plan(request["plan"])
+        elif request.get("solve"):
+            plan = solve(pos, time_limit=request.get("time_limit"),
+                         objective=request.get("objective", "income"))
+        svg = render_svg(pos, plan, size=request.get("size", 50.0))
+        if request.get("format", "svg") == "png":
+            return {"ok": svg_to_png(svg, scale=request.get("scale", 1.0)), "media_type": "image/png"}
+        return {"ok": svg.encode("utf-8"), "media_type": "image/svg+xml"}
+    except HexrailError as err:
+        return _failure(err)
