@@ -1,0 +1,279 @@
+"""The CLI streams over 18xx.games positions: solve and score, one result line per input line."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path as FilePath
+from typing import IO, Any
+
+from hexrail.errors import HexrailError
+from hexrail.io.g18xx.reader import position_from_18xx
+from hexrail.io.g18xx.routes import plan_from_18xx_routes, route_to_18xx
+from hexrail.model.position import Position
+
+def read_positions(path: str | FilePath) -> Iterator[tuple[int, Any]]:
+    """``(line number, parsed object or HexrailError)`` for every position in a file or stdin.
+
+    A file holds JSON lines, or one JSON document over several lines. Blank lines are skipped.
+    """
+    stream: IO[str]
+    if str(path) == "-":
+        stream = sys.stdin
+    else:
+        try:
+            stream = open(path, encoding="utf-8")  # noqa: SIM115 - closed below
+        except OSError as err:
+            raise HexrailError(f"cannot read file: {err.strerror}", where=str(path)) from None
+    try:
+        first = True
+        for number, line in enumerate(stream, 1):
+            if not line.strip():
+                continue
+            try:
+                yield number, json.loads(line)
+            except json.JSONDecodeError as err:
+                if first:
+                    # not JSON lines: one document spread over several lines
+                    text = line + stream.read()
+                    try:
+                        yield number, json.loads(text)
+                    except json.JSONDecodeError as err2:
+                        yield number, HexrailError(
+                            f"malformed JSON at line {err2.lineno + number - 1} column {err2.colno}: "
+                            f"{err2.msg}", where=str(path))
+                    return
+                yield number, HexrailError(f"malformed JSON at column {err.colno}: {err.msg}",
+                                           where=f"line {number}")
+            first = False
+    finally:
+        if stream is not sys.stdin:
+            stream.close()
+
+
+def _ids(data: Any) -> dict[str, Any]:
+    data = data if isinstance(data, dict) else {}
+    return {"title": data.get("title"), "fixture": data.get("fixture"),
+            "action_index": data.get("action_index")}
+
+
+def recorded_figures(data: dict) -> dict[str, Any]:
+    """The figures 18xx.games recorded for a position: players' and auto-router's."""
+    sub = data.get("submitted") or {}
+    ar = data.get("auto_router") or {}
+    out: dict[str, Any] = {
+        "submitted_revenue": sub.get("revenue"),
+        "submitted_subsidy": sub.get("subsidy", 0) if "revenue" in sub else None,
+        "auto_router_revenue": ar.get("revenue"),
+        "auto_router_revenue_rescored": ar.get("revenue_rescored"),
+        "auto_router_subsidy": ar.get("subsidy", 0) if "revenue" in ar else None,
+        "auto_router_time_s": ar.get("time_s"),
+    }
+    if sub.get("error"):
+        out["submitted_error"] = sub["error"]
+    if ar.get("error"):
+        out["auto_router_error"] = ar["error"]
+    if ar.get("rescore_error"):
+        out["auto_router_rescore_error"] = ar["rescore_error"]
+    if ar.get("path_timed_out") or ar.get("route_timed_out"):
+        out["auto_router_timed_out"] = True
+    return out
+
+
+def best_recorded(figures: dict[str, Any], objective: str = "income") -> int | None:
+    """The larger of the players' and the auto-router's figure (income: revenue + subsidy)."""
+    values = []
+    for who, revenue_key in (("submitted", "submitted_revenue"),
+                             ("auto_router", "auto_router_revenue_rescored")):
+        revenue = figures.get(revenue_key)
+        if revenue is None or figures.get(f"{who}_rescore_error"):
+            continue
+        subsidy = (figures.get(f"{who}_subsidy") or 0) if objective == "income" else 0
+        values.append(revenue + subsidy)
+    return max(values) if values else None
+
+
+def solve_record(data: Any, *, time_limit: float | None = None, objective: str = "income") -> dict:
+    """Solve one parsed position and describe the result as one output line (a dict).
+
+    Bad input or a failed solve gives ``{"title", "fixture", "action_index", "error"}``.
+    """
+    from hexrail.solve import solve
+
+    ids = _ids(data)
+    try:
+        pos = position_from_18xx(data)
+        start = time.perf_counter()
+        plan = solve(pos, time_limit=time_limit, objective=objective)
+        seconds = time.perf_counter() - start
+        routes = []
+        for r in plan.routes:
+            doc = r.to_json()
+            doc["g18xx"] = route_to_18xx(pos, r)
+            routes.append(doc)
+    except HexrailError as err:
+        return {**ids, "error": str(err)}
+    except Exception as err:  # an engine failure must not stop the stream; say what it was
+        return {**ids, "error": f"internal error: {type(err).__name__}: {err}"}
+    figures = recorded_figures(data)
+    value = plan.total if objective == "income" else plan.revenue
+    best = best_recorded(figures, objective)
+    return {
+        **ids, "game_id": data.get("game_id"), "entity": pos.company,
+        "profile": plan.profile, "rules_covered": pos.meta["rules_covered"],
+        "rules_note": pos.meta["rules_note"], "objective": objective,
+        "revenue": plan.revenue, "subsidy": plan.subsidy, "total": plan.total,
+        "optimal": plan.optimal, "upper_bound": plan.upper_bound, "seconds": round(seconds, 6),
+        "routes": routes, **figures, "best_recorded": best,
+        "vs_best_recorded": None if best is None else value - best,
+    }
+
+
+def warm_up() -> float:
+    """Load the solver's compiled kernels (numba's disk cache) on a tiny board; the seconds it took.
+
+    Done once before the first position, so that position's ``seconds`` measure the solve alone.
+    """
+    from hexrail.examples import example_path
+    from hexrail.solve import solve
+
+    start = time.perf_counter()
+    solve(example_path("demo"))
+    return time.perf_counter() - start
+
+
+def solve_stream(path: str, out: IO[str], *, time_limit: float | None = None,
+                 objective: str = "income") -> int:
+    """Solve every position of `path` (a file or ``-`` for stdin); one JSON line each, in order.
+
+    The first solved line also carries ``warm_up_seconds``, the one-off cost of loading the
+    compiled kernels. Returns 0 when every line was solved, 2 when some line gave an error (the
+    others are still written).
+    """
+    status = 0
+    cold: float | None = None
+    for number, data in read_positions(path):
+        if isinstance(data, HexrailError):
+            record = {**_ids(None), "line": number, "error": str(data)}
+        else:
+            first = cold is None
+            if first:
+                cold = warm_up()
+            record = {**solve_record(data, time_limit=time_limit, objective=objective), "line": number}
+            if first:
+                record["warm_up_seconds"] = round(cold, 6)
+        if "error" in record:
+            status = 2
+        out.write(json.dumps(record) + "\n")
+        out.flush()
+    return status
+
+
+# ------------------------------------------------------------------------------------------------
+# Scoring the recorded routes
+
+
+def score_routes(pos: Position, data: dict, source: str, *, objective: str = "income") -> dict | None:
+    """Check the routes stored under `source` (``submitted``/``auto_router``) with our validator.
+
+    Returns None when the position has no such routes. Otherwise a dict with the engine's and our
+    verdicts: ``engine_legal``, ``engine_revenue``, ``engine_subsidy``, ``legal``, ``revenue``,
+    ``subsidy``, ``agree`` and per-route ``errors``.
+    """
+    from hexrail.validate import check_plan
+
+    rec = data.get(source)
+    if not isinstance(rec, dict) or "routes" not in rec:
+        return None
+    routes = rec.get("routes") or []
+    if source == "auto_router":
+        engine_revenue = rec.get("revenue_rescored", rec.get("revenue"))
+        engine_legal = not rec.get("error") and not rec.get("rescore_error")
+    else:
+        engine_revenue = rec.get("revenue")
+        engine_legal = not rec.get("error")
+    engine_legal = engine_legal and not any(r.get("error") for r in routes)
+    out: dict[str, Any] = {"engine_legal": engine_legal, "engine_revenue": engine_revenue,
+                           "engine_subsidy": rec.get("subsidy", 0)}
+    if any(not r.get("track") for r in routes):
+        out.update(checkable=False, note="the engine could not rebuild these routes (no track)",
+                   agree=None)
+        return out
+    plan = plan_from_18xx_routes(routes, where=f"{source}.routes")
+    report = check_plan(pos, plan, objective=objective)
+    errors = {}
+    for r, rr in zip(plan.routes, report.routes):
+        if rr.errors:
+            errors[r.train] = [str(e) for e in rr.errors]
+    agree_legal = bool(report.legal) == bool(engine_legal)
+    agree_revenue = (not engine_legal) or (report.revenue == engine_revenue
+                                           and report.subsidy == out["engine_subsidy"])
+    out.update(checkable=True, legal=bool(report.legal), revenue=report.revenue,
+               subsidy=report.subsidy, agree=agree_legal and agree_revenue, errors=errors)
+    return out
+
+
+def score_record(data: Any) -> dict:
+    """One output line of ``hexrail score``: our verdict on a position's recorded routes."""
+    ids = _ids(data)
+    try:
+        pos = position_from_18xx(data)
+        record = {**ids, "profile": pos.rules.profile, "rules_covered": pos.meta["rules_covered"]}
+        for source in ("submitted", "auto_router"):
+            scored = score_routes(pos, data, source)
+            if scored is not None:
+                record[source] = scored
+    except HexrailError as err:
+        return {**ids, "error": str(err)}
+    except Exception as err:
+        return {**ids, "error": f"internal error: {type(err).__name__}: {err}"}
+    verdicts = [record[s]["agree"] for s in ("submitted", "auto_router") if s in record]
+    record["agree"] = all(v is not False for v in verdicts)
+    return record
+
+
+def _verdict_cell(scored: dict | None) -> str:
+    if scored is None:
+        return "-"
+    engine = f"{scored['engine_revenue']}" if scored["engine_legal"] else "illegal"
+    if not scored.get("checkable"):
+        return f"{engine} / unchecked"
+    ours = f"{scored['revenue']}" if scored["legal"] else "illegal"
+    return f"{engine} / {ours} {'ok' if scored['agree'] else 'DIFFER'}"
+
+
+def score_stream(path: str, out: IO[str], *, fmt: str = "json") -> int:
+    """Score the recorded routes of every position of `path`: do we agree with 18xx.games?
+
+    ``fmt="json"`` writes one JSON line per position (`score_record`); ``"table"`` one table row
+    per position (18xx.games figure / ours). Returns 0 when we agree on every position whose rules
+    we cover, 1 otherwise, 2 when a line could not be read.
+    """
+    status = 0
+    header = f"{'line':>5}  {'title':<6} {'fixture':<28} {'action':>6}  {'players: 18xx / ours':<26}  " \
+             f"{'auto-router: 18xx / ours':<26}  rules"
+    if fmt == "table":
+        out.write(header + "\n" + "-" * len(header) + "\n")
+    for number, data in read_positions(path):
+        record = ({**_ids(None), "error": str(data)} if isinstance(data, HexrailError)
+                  else score_record(data))
+        record["line"] = number
+        if "error" in record:
+            status = 2
+        elif not record["agree"] and record["rules_covered"]:
+            status = max(status, 1)
+        if fmt == "table":
+            if "error" in record:
+                out.write(f"{number:>5}  error: {record['error']}\n")
+            else:
+                rules = "covered" if record["rules_covered"] else "not covered"
+                out.write(f"{number:>5}  {record['title'] or '':<6} {str(record['fixture'] or ''):<28} "
+                          f"{record['action_index'] if record['action_index'] is not None else '':>6}  "
+                          f"{_verdict_cell(record.get('submitted')):<26}  "
+                          f"{_verdict_cell(record.get('auto_router')):<26}  {rules}\n")
+        else:
+            out.write(json.dumps(record) + "\n")
+        out.flush()
+    return status
