@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +20,20 @@ from hexrail.render.svg import render_svg
 FORMATS = ("svg", "png")
 
 
-def svg_to_png(svg: str, *, scale: float = 2.0) -> bytes:
-    """Rasterise SVG text to PNG bytes with CairoSVG (``pip install "hexrail[render]"``)."""
+def svg_to_png(svg: str, *, scale: float = 2.0, max_pixels: float | None = None) -> bytes:
+    """Rasterise SVG text to PNG bytes with CairoSVG (``pip install "hexrail[render]"``).
+
+    With `max_pixels`, a picture that would be larger is refused (`HexrailError`) before any
+    drawing.
+    """
+    if max_pixels is not None:
+        size = re.search(r'<svg[^>]*?width="([0-9.]+)"[^>]*?height="([0-9.]+)"', svg)
+        if size:
+            pixels = float(size.group(1)) * float(size.group(2)) * scale * scale
+            if pixels > max_pixels:
+                raise HexrailError(f"the picture would have {pixels / 1e6:.0f} million pixels, over the "
+                                   f"limit of {max_pixels / 1e6:.0f} million: lower size or scale",
+                                   where="scale")
     try:
         import cairosvg
     except (ImportError, OSError) as err:  # OSError: the cairo library itself is missing

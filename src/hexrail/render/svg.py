@@ -12,20 +12,23 @@ Every element that stands for a thing of the model says so in a ``data-*`` attri
 >>> from hexrail.examples import example_path
 >>> svg = render_svg(example_path("demo"))
 >>> svg.startswith("<svg") and svg.count('class="hex"')
-23
+24
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable
 from typing import Any
 
+import numpy as np
+
 from hexrail.errors import HexrailError
 from hexrail.io.native import load_position
 from hexrail.model.position import Hex, Position
-from hexrail.model.tile import ANY_COLOR, Node, revenue_for
+from hexrail.model.tile import ANY_COLOR, Node
 from hexrail.plan import Plan, RoutePlan, plan_from_json
 from hexrail.render import style
 from hexrail.render.geometry import Curve, HexGeometry, Point, TileLayout, line
@@ -107,32 +110,36 @@ class _Spots:
     def __init__(self, geo: HexGeometry, centre: Point):
         self.geo = geo
         self.centre = centre
-        self.dirs = [geo.direction(k) for k in range(6)]
+        self.dirs = np.array([geo.direction(k) for k in range(6)])
         self.enough = 0.04 * geo.size
-        self.obstacles: list[tuple[Point, float]] = []
+        self.obstacles: list[tuple[float, float, float]] = []
 
     def block(self, point: Point, radius: float) -> None:
-        self.obstacles.append((point, radius))
-
-    def _room(self, p: Point) -> float:
-        vx, vy = p[0] - self.centre[0], p[1] - self.centre[1]
-        return self.geo.apothem - max(vx * d[0] + vy * d[1] for d in self.dirs)
+        self.obstacles.append((point[0], point[1], radius))
 
     def place(self, candidates: Iterable[Point], shape: Shape) -> Point:
         """The best candidate for `shape`; what it covers is then blocked."""
-        best, best_score = None, -math.inf
-        for p in candidates:
-            score = self.enough
-            for dx, dy, r in shape:
-                q = (p[0] + dx, p[1] + dy)
-                score = min(score, self._room(q) - r,
-                            *(math.hypot(q[0] - o[0], q[1] - o[1]) - orad - r for o, orad in self.obstacles))
-            if score > best_score + 1e-9:
-                best, best_score = p, score
-        assert best is not None
+        point, _ = self.try_place(candidates, shape)
         for dx, dy, r in shape:
-            self.block((best[0] + dx, best[1] + dy), r)
-        return best
+            self.block((point[0] + dx, point[1] + dy), r)
+        return point
+
+    def try_place(self, candidates: Iterable[Point], shape: Shape) -> tuple[Point, float]:
+        """The best candidate for `shape` and its clearance (negative: it overlaps something)."""
+        cands = np.asarray(list(candidates), dtype=np.float64)  # (n, 2)
+        circles = np.asarray(shape, dtype=np.float64)  # (m, 3)
+        q = cands[:, None, :] + circles[None, :, :2]  # (n, m, 2)
+        radius = circles[None, :, 2]
+        rel = q - np.asarray(self.centre)
+        # inside the hex, give or take a little
+        room = 1.06 * self.geo.apothem - (rel @ self.dirs.T).max(axis=2) - radius
+        score = np.minimum(room.min(axis=1), self.enough)
+        if self.obstacles:
+            obs = np.asarray(self.obstacles, dtype=np.float64)  # (k, 3)
+            gap = np.hypot(q[..., None, 0] - obs[:, 0], q[..., None, 1] - obs[:, 1]) - obs[:, 2]
+            score = np.minimum(score, (gap.min(axis=2) - radius).min(axis=1))
+        best = int(np.flatnonzero(score >= score.max() - 1e-9)[0])
+        return (float(cands[best, 0]), float(cands[best, 1])), float(score[best])
 
 
 class BoardDrawing:
@@ -291,7 +298,7 @@ def render_svg(position: Any = None, plan: Plan | dict | None = None, *, size: f
     _draw_track(root, board, spots)
     _draw_routes(root, board, routes)
     _draw_nodes(root, board, spots)
-    _draw_stop_rings(root, board, routes, spots)
+    _draw_stop_rings(root, board, routes)
     _draw_text(root, board, spots)
     if key is not None:
         key.draw(root, board.header + board.map_height)
@@ -362,7 +369,7 @@ def _draw_track(root: ET.Element, board: BoardDrawing, spots: dict[str, _Spots])
             if path.track == "dual":
                 _el(g, "path", class_="path-dual", d=_d(curve), stroke="#ffffff",
                     stroke_width=0.3 * width, stroke_dasharray=_num(0.1 * board.size))
-            for t in (0.25, 0.5, 0.75):
+            for t in (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9):
                 spots[h.id].block(_bezier(curve, t), 0.5 * width)
 
 
@@ -390,7 +397,7 @@ def _draw_routes(root: ET.Element, board: BoardDrawing,
                 _el(rg, "path", data_path=ref, d=_d(curve), **attrs)
         else:
             points = [board.node_point(s, where)[2] for s in route.stops]
-            for a, b in zip(points, points[1:]):
+            for a, b in itertools.pairwise(points):
                 _el(rg, "path", class_="leg", d=_d(line(a, b)), stroke_dasharray=_num(0.15 * board.size))
 
 
@@ -496,7 +503,7 @@ def _draw_nodes(root: ET.Element, board: BoardDrawing, spots: dict[str, _Spots])
 
 
 def _draw_stop_rings(root: ET.Element, board: BoardDrawing,
-                     routes: list[tuple[RoutePlan, tuple[str, ...]]], spots: dict[str, _Spots]) -> None:
+                     routes: list[tuple[RoutePlan, tuple[str, ...]]]) -> None:
     g = _el(root, "g", class_="stops", fill="none", stroke_width=RING_WIDTH * board.size)
     seen: dict[str, int] = {}
     for i, (route, _) in enumerate(routes):
@@ -514,7 +521,6 @@ def _draw_stop_rings(root: ET.Element, board: BoardDrawing,
             seen[ref] = k + 1
             radius = extent + (0.06 + 0.07 * k) * board.size
             dashed = bool(route.paid) and ref not in paid
-            spots[h.id].block(p, radius + 0.5 * RING_WIDTH * board.size)
             _el(g, "circle", class_="stop", data_train=route.train, data_node=ref,
                 data_paid="0" if dashed else "1", cx=p[0], cy=p[1], r=radius, stroke=colour,
                 stroke_dasharray=_num(0.08 * board.size) if dashed else None)
@@ -581,11 +587,18 @@ def _draw_text(root: ET.Element, board: BoardDrawing, spots: dict[str, _Spots]) 
         # location name: below the middle, else wherever there is room; long names on two lines
         if h.location:
             lines = _split_name(h.location)
-            font = min(0.17 * size, 2.4 * size / max(len(x) for x in lines))
-            shape = [(dx, (k - (len(lines) - 1) / 2) * font, r)
-                     for k, text in enumerate(lines) for dx, _, r in text_shape(text, font)]
             rows = (0.58, 0.45, -0.5, 0.3, -0.3, 0.7, -0.65, 0.0)
-            spot = free.place(_grid(c, size, rows, (0.0, -0.15, 0.15, -0.3, 0.3)), shape)
+            cands = _grid(c, size, rows, (0.0, -0.15, 0.15, -0.3, 0.3))
+            font = min(0.17 * size, 2.4 * size / max(len(x) for x in lines))
+            for shrink in (1.0, 0.85):  # a crowded hex gets smaller print
+                shape = [(dx, (k - (len(lines) - 1) / 2) * font * shrink, r)
+                         for k, text in enumerate(lines) for dx, _, r in text_shape(text, font * shrink)]
+                spot, room = free.try_place(cands, shape)
+                if room >= 0:
+                    break
+            font *= shrink
+            for dx, dy, r in shape:
+                free.block((spot[0] + dx, spot[1] + dy), r)
             loc = _el(g, "text", None, class_="location", font_size=font, fill=ink)
             for k, text in enumerate(lines):
                 _el(loc, "tspan", text, x=spot[0],

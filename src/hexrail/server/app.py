@@ -49,6 +49,7 @@ class ServerConfig:
     max_time_limit: float = 30.0
     grace: float = 15.0  # hard limit = time limit + grace (loading, compiling, drawing)
     max_pending: int = 64
+    worker_memory_bytes: int = 4 * 1024 ** 3  # address space per worker process; 0: no cap
 
     def time_limit(self, asked: float | None) -> float:
         """The time limit a solve runs under: the request's, else the default, capped."""
@@ -159,7 +160,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
-        app.state.jobs = Jobs(config.workers, config.max_pending)
+        app.state.jobs = Jobs(config.workers, config.max_pending, config.worker_memory_bytes)
         await app.state.jobs.ready()
         try:
             yield
@@ -187,8 +188,10 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             out = await app.state.jobs.run(fn, payload, timeout=timeout)
         except JobError as err:
             return _error(err.status, str(err))
-        except Exception as err:  # an engine failure: say what it was, never a traceback
-            return _error(500, f"internal error: {type(err).__name__}: {err}")
+        except Exception as err:  # noqa: BLE001 - an engine failure: say what it was, no traceback
+            text = str(err)
+            return _error(500, text if text.startswith("internal error") else
+                          f"internal error: {type(err).__name__}: {text}")
         if "error" in out:
             return _error(422, out["error"], out.get("where"))
         return out

@@ -31,6 +31,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="seconds over the time limit before a job is killed (default 15)")
     parser.add_argument("--max-pending", type=int, default=64,
                         help="jobs in flight before new ones get 503 (default 64)")
+    parser.add_argument("--worker-memory", type=_size, default=4 * 1024 ** 3,
+                        help="address space per solver process, e.g. 4G; 0 for no cap (default 4G)")
     parser.add_argument("--log-level", default="info", choices=("critical", "error", "warning", "info", "debug"))
 
 
@@ -48,7 +50,8 @@ def run(args: argparse.Namespace) -> int:
             raise HexrailError("must not be negative", where=f"--{name.replace('_', '-')}")
     config = ServerConfig(workers=args.workers, max_body_bytes=args.max_body,
                           default_time_limit=args.time_limit, max_time_limit=args.max_time_limit,
-                          grace=args.grace, max_pending=args.max_pending)
+                          grace=args.grace, max_pending=args.max_pending,
+                          worker_memory_bytes=args.worker_memory)
     uvicorn.run(create_app(config), host=args.host, port=args.port, log_level=args.log_level,
                 limit_concurrency=args.max_pending * 2 + 16, timeout_graceful_shutdown=5)
     return 0

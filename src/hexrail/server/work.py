@@ -18,10 +18,20 @@ from typing import Any
 from hexrail.errors import HexrailError
 
 G18XX_SCHEMA = "18xx-route-position/1"
+MAX_PNG_PIXELS = 40e6  # a PNG answer is at most this many pixels
 
 
-def warm_up() -> None:
-    """Worker start-up: load the solver's compiled kernels once (numba's disk cache)."""
+def start_worker(memory_bytes: int = 0) -> None:
+    """Worker start-up: cap the process's memory (address space; 0: no cap), then load the
+    solver's compiled kernels once (numba's disk cache).
+
+    With the cap, a request whose solve would take more memory fails with `MemoryError` in
+    its own worker instead of starving the machine.
+    """
+    if memory_bytes > 0:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
     from hexrail.io.g18xx import warm_up as load_kernels
 
     load_kernels()
@@ -95,8 +105,10 @@ def solve_job(request: dict[str, Any]) -> dict[str, Any]:
             position_from_18xx(data)  # bad input is reported before any solving, with its field
             record = solve_record(data, time_limit=time_limit, objective=objective)
             if "error" in record:
+                if record["error"].startswith("internal error: MemoryError"):
+                    raise MemoryError(record["error"])  # reported as the worker's memory cap
                 if record["error"].startswith("internal error"):
-                    raise RuntimeError(record["error"])
+                    raise RuntimeError(record["error"])  # reported as it is
                 return {"error": record["error"], "where": None}
             return {"ok": record}
         pos = _load(data)
@@ -135,7 +147,8 @@ def render_job(request: dict[str, Any]) -> dict[str, Any]:
                          objective=request.get("objective", "income"))
         svg = render_svg(pos, plan, size=request.get("size", 50.0))
         if request.get("format", "svg") == "png":
-            return {"ok": svg_to_png(svg, scale=request.get("scale", 1.0)), "media_type": "image/png"}
+            png = svg_to_png(svg, scale=request.get("scale", 1.0), max_pixels=MAX_PNG_PIXELS)
+            return {"ok": png, "media_type": "image/png"}
         return {"ok": svg.encode("utf-8"), "media_type": "image/svg+xml"}
     except HexrailError as err:
         return _failure(err)

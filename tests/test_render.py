@@ -1,0 +1,281 @@
+"""hexrail.render: board and plan pictures.
+
+Geometry is checked by invariants (neighbouring hexes meet at the same side point, lane for
+mirrored lane); every example and a sample of the 18xx.games corpus draw as well-formed SVG with
+one element per hex, path and route track; three pictures are compared with reviewed golden
+files in tests/golden (``HEXRAIL_UPDATE_GOLDEN=1`` rewrites them after a deliberate change: look
+at them before committing).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from conftest import corpus_missing, corpus_positions, corpus_titles
+
+import hexrail
+from hexrail.errors import HexrailError
+from hexrail.examples import example_names
+from hexrail.io.g18xx import plan_from_18xx_routes, position_from_18xx
+from hexrail.model.hexgrid import Layout, opposite
+from hexrail.plan import plan_from_json
+from hexrail.render import render_png, render_svg, save_picture
+from hexrail.render.geometry import HexGeometry, TileLayout, split_curve
+
+GOLDEN = Path(__file__).parent / "golden"
+NS = {"s": "http://www.w3.org/2000/svg"}
+POINTY = GOLDEN / "pointy.json"
+
+
+def parse(svg: str) -> ET.Element:
+    root = ET.fromstring(svg)  # raises on malformed XML
+    assert root.tag == "{http://www.w3.org/2000/svg}svg"
+    return root
+
+
+def by_class(root: ET.Element, cls: str) -> list[ET.Element]:
+    return [el for el in root.iter() if el.get("class") == cls]
+
+
+def check_drawing(pos: hexrail.Position, svg: str, plan=None) -> ET.Element:
+    """The picture has one polygon per hex, one track element per path, one route group per
+    train with one element per track reference, and a ring per distinct stop of each route."""
+    root = parse(svg)
+    assert len(by_class(root, "hex")) == len(pos.hexes)
+    drawn = {el.get("data-path") for el in by_class(root, "path")}
+    expected = {f"{h.id}:{k}" for h in pos.hexes for k, p in enumerate(h.tile.paths) if not p.ignore}
+    assert drawn == expected
+    if plan is not None:
+        groups = by_class(root, "route")
+        assert [g.get("data-train") for g in groups] == [r.train for r in plan.routes]
+        for g, route in zip(groups, plan.routes):
+            if route.paths:
+                assert [el.get("data-path") for el in g] == list(route.paths)
+        rings = by_class(root, "stop")
+        assert len(rings) == sum(len(set(r.stops)) for r in plan.routes)
+        assert len(by_class(root, "legend-row")) == len(plan.routes)
+    return root
+
+
+# ------------------------------------------------------------------------------------------------
+# Geometry
+
+
+@pytest.mark.parametrize("orientation", ["flat", "pointy"])
+def test_neighbours_meet_at_the_same_side_point(orientation):
+    layout, geo = Layout(orientation), HexGeometry(orientation, 10.0)
+    names = [layout.name(x, y) for x in range(1, 6) for y in range(1, 8) if (x + y) % 2 == 0]
+    for name in names:
+        centre = geo.centre(*layout.xy(name))
+        for side in range(6):
+            other = layout.neighbour(name, side)
+            other_centre = geo.centre(*layout.xy(other))
+            for width, lane in ((1, 0), (2, 0), (2, 1), (3, 2)):
+                a = geo.side_point(centre, side, (width, lane))
+                b = geo.side_point(other_centre, opposite(side), (width, width - 1 - lane))
+                assert math.dist(a, b) < 1e-9, (name, side, width, lane)
+            # the side's corners are shared too
+            assert {tuple(round(v, 6) for v in p) for p in geo.side_segment(centre, side)} == \
+                {tuple(round(v, 6) for v in p) for p in geo.side_segment(other_centre, opposite(side))}
+
+
+@pytest.mark.parametrize("orientation", ["flat", "pointy"])
+def test_track_curves_leave_sides_straight_inwards(orientation):
+    geo = HexGeometry(orientation, 10.0)
+    for a in range(6):
+        for b in range(6):
+            if a == b:
+                continue
+            p0, p1, p2, p3 = geo.edge_curve((0.0, 0.0), a, b)
+            assert math.dist(p0, geo.side_point((0.0, 0.0), a)) < 1e-9
+            assert math.dist(p3, geo.side_point((0.0, 0.0), b)) < 1e-9
+            for p, q, side in ((p0, p1, a), (p3, p2, b)):
+                d = geo.direction(side)
+                v = (q[0] - p[0], q[1] - p[1])
+                assert abs(v[0] * d[1] - v[1] * d[0]) < 1e-9  # control on the side's normal
+                assert v[0] * d[0] + v[1] * d[1] <= 1e-9  # pointing inwards
+
+
+def test_town_between_two_sides_sits_on_the_curve():
+    pos = hexrail.load_position(hexrail.example_path("demo"))
+    hex_ = pos.hex("C1")  # town on track from side 1 to side 5
+    layout = TileLayout(HexGeometry("flat", 50.0), hex_, (0.0, 0.0))
+    first, _ = split_curve(layout.geo.edge_curve((0.0, 0.0), 1, 5))
+    assert layout.points[hex_.tile.nodes[0].index] == first[3]
+    ends = [layout.path_curve(p) for p in hex_.tile.paths]
+    assert all(math.dist(c[3], first[3]) < 1e-9 for c in ends)
+
+
+def test_several_cities_on_a_tile_do_not_overlap():
+    pos = hexrail.load_position(POINTY)
+    hex_ = pos.hex("B4")  # two cities
+    layout = TileLayout(HexGeometry("pointy", 50.0), hex_, (0.0, 0.0))
+    a, b = (layout.points[n.index] for n in hex_.tile.nodes)
+    assert math.dist(a, b) >= 2 * 0.25 * 50.0
+
+
+# ------------------------------------------------------------------------------------------------
+# Drawing positions and plans
+
+
+@pytest.mark.parametrize("name", example_names())
+def test_every_example_draws(name, warm_solver):
+    pos = hexrail.load_position(hexrail.example_path(name))
+    check_drawing(pos, render_svg(pos))
+    plan = hexrail.solve(pos)
+    check_drawing(pos, render_svg(pos, plan), plan)
+
+
+def test_pointy_board_draws(warm_solver):
+    pos = hexrail.load_position(POINTY)
+    plan = hexrail.solve(pos)
+    assert plan.revenue == 180
+    root = check_drawing(pos, render_svg(pos, plan), plan)
+    assert [b.get("data-hex") for b in by_class(root, "border")] == ["B2"]
+
+
+def test_svg_shows_tokens_revenues_labels_and_names():
+    pos = hexrail.load_position(hexrail.example_path("demo"))
+    root = parse(render_svg(pos))
+    tokens = sorted(el.get("data-company") for el in by_class(root, "token"))
+    assert tokens == ["NYC", "NYC", "PRR", "PRR"]
+    texts = [el.text for el in root.iter("{http://www.w3.org/2000/svg}text")]
+    tspans = [el.text for el in root.iter("{http://www.w3.org/2000/svg}tspan")]
+    assert "OO" in texts  # the label of F4
+    assert {"Pittsburgh", "Chicago", "Baltimore"} <= set(tspans)
+    current = [el for el in root.iter() if el.get("data-current") == "1"]
+    assert len(current) == 3  # three offboards, their green-phase value marked
+    offboard_a1 = next(g for g in by_class(root, "offboard") if g.get("data-node") == "A1-0")
+    assert "40" in [t.text for t in offboard_a1.iter("{http://www.w3.org/2000/svg}text")]
+
+
+def test_stops_only_plan_is_drawn_over_the_track_the_validator_finds():
+    plan = plan_from_json({"routes": [{"train": "4-0", "stops": ["A1-0", "B2-0", "D4-0", "E5-0"]}]})
+    pos = hexrail.load_position(hexrail.example_path("demo"))
+    root = parse(render_svg(pos, plan))
+    (group,) = by_class(root, "route")
+    assert [el.get("data-path") for el in group] == \
+        ["A1:0", "B2:0", "B2:1", "C3:0", "D4:0", "D4:2", "E5:0"]
+
+
+def test_bad_plan_names_the_track_at_fault():
+    pos = hexrail.load_position(hexrail.example_path("demo"))
+    plan = plan_from_json({"routes": [{"train": "4-0", "paths": ["A1:0", "Z9:0"]}]})
+    with pytest.raises(HexrailError, match="Z9:0"):
+        render_svg(pos, plan)
+    plan = plan_from_json({"routes": [{"train": "4-0", "paths": ["A1:7"]}]})
+    with pytest.raises(HexrailError, match="train 4-0.*A1:7"):
+        render_svg(pos, plan)
+
+
+def test_plan_and_position_show_themselves_in_jupyter(warm_solver):
+    plan = hexrail.solve(hexrail.example_path("demo"))
+    check_drawing(plan.position, plan._repr_svg_(), plan)
+    check_drawing(plan.position, plan.position._repr_svg_())
+    assert plan_from_json(plan.to_json())._repr_svg_() is None  # no position to draw on
+
+
+def test_png_output(tmp_path, warm_solver):
+    plan = hexrail.solve(hexrail.example_path("demo"))
+    png = render_png(plan.position, plan, scale=1.0)
+    assert png.startswith(b"\x89PNG\r\n\x1a\n")
+    out = save_picture(tmp_path / "board.png", plan.position, plan)
+    assert out.read_bytes().startswith(b"\x89PNG")
+
+
+# ------------------------------------------------------------------------------------------------
+# Golden pictures (reviewed by eye; see the module docstring)
+
+
+@pytest.mark.parametrize("name, position, plan", [
+    ("demo_board", hexrail.example_path("demo"), None),
+    ("demo_plan", hexrail.example_path("demo"), "demo_plan.json"),
+    ("pointy_plan", POINTY, "pointy_plan.json"),
+])
+def test_golden_pictures(name, position, plan):
+    plan_doc = json.loads((GOLDEN / plan).read_text()) if plan else None
+    svg = render_svg(position, plan_doc)
+    path = GOLDEN / f"{name}.svg"
+    if os.environ.get("HEXRAIL_UPDATE_GOLDEN"):
+        path.write_text(svg, encoding="utf-8")
+    assert path.exists(), f"missing golden file {path}; run with HEXRAIL_UPDATE_GOLDEN=1 and review it"
+    assert svg == path.read_text(encoding="utf-8"), \
+        f"{name} differs from {path}; if the change is deliberate, regenerate and look at it"
+
+
+# ------------------------------------------------------------------------------------------------
+# 18xx.games positions
+
+
+def corpus_sample(step: int = 10) -> list:
+    reason = corpus_missing()
+    if reason:
+        return [pytest.param(None, marks=pytest.mark.skip(reason=reason), id="no-corpus")]
+    out = []
+    for title in corpus_titles():
+        for k, data in enumerate(corpus_positions(title)):
+            if k % step == 0:
+                out.append(pytest.param(data, id=f"{title}-{k}"))
+    return out
+
+
+@pytest.mark.parametrize("data", corpus_sample())
+def test_corpus_positions_draw_with_their_recorded_routes(data):
+    """Every sampled position draws, with the auto-router's stored routes (track references
+    into the export's own path lists) over it."""
+    pos = position_from_18xx(data)
+    check_drawing(pos, render_svg(data))
+    routes = (data.get("auto_router") or {}).get("routes") or []
+    plan = plan_from_18xx_routes([r for r in routes if r.get("track")])
+    if plan.routes:
+        check_drawing(pos, render_svg(pos, plan), plan)
+
+
+def test_corpus_both_layouts_present():
+    reason = corpus_missing()
+    if reason:
+        pytest.skip(reason)
+    layouts = {d["layout"]["orientation"] for t in corpus_titles() for d in corpus_positions(t)[:1]}
+    assert layouts == {"flat", "pointy"}
+
+
+# ------------------------------------------------------------------------------------------------
+# Command line
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "hexrail.cli", "render", *args],
+                          capture_output=True, text=False, check=False)
+
+
+def test_cli_render_svg_png_and_plan(tmp_path):
+    demo = str(hexrail.example_path("demo"))
+    proc = run_cli(demo, "--solve", "-o", str(tmp_path / "best.png"))
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "best.png").read_bytes().startswith(b"\x89PNG")
+    proc = run_cli(demo, "--plan", str(GOLDEN / "demo_plan.json"))
+    assert proc.returncode == 0, proc.stderr
+    root = parse(proc.stdout.decode())
+    assert len(by_class(root, "route")) == 3
+    proc = run_cli(demo, "--plan", str(GOLDEN / "missing.json"))
+    assert proc.returncode == 2 and b"missing.json" in proc.stderr and b"Traceback" not in proc.stderr
+    proc = run_cli(demo, "-o", str(tmp_path / "x.gif"))
+    assert proc.returncode == 2 and b"gif" in proc.stderr
+
+
+def test_cli_render_one_line_of_a_json_lines_file(tmp_path):
+    lines = tmp_path / "positions.jsonl"
+    docs = [json.loads(Path(hexrail.example_path("demo")).read_text()), json.loads(POINTY.read_text())]
+    lines.write_text("".join(json.dumps(d) + "\n" for d in docs))
+    proc = run_cli(str(lines), "--line", "2")
+    assert proc.returncode == 0, proc.stderr
+    assert len(by_class(parse(proc.stdout.decode()), "hex")) == len(docs[1]["hexes"])
+    proc = run_cli(str(lines), "--line", "3")
+    assert proc.returncode == 2 and b"fewer than 3 lines" in proc.stderr
