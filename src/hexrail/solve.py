@@ -196,10 +196,11 @@ def solve(position: Any, time_limit: float | None = None, *, objective: str = "i
         routes.append(r)
         revenue += r.revenue
         subsidy += r.subsidy
-    optimal = sel.optimal and prep.complete
     upper = sel.upper_bound if prep.complete else max(sel.upper_bound, _loose_bound(prep))
-    prep.timings["total"] = time.perf_counter() - start
     value = revenue + subsidy if objective == "income" else revenue
+    # a plan that reaches the bound is proven best, however the search was cut short
+    optimal = (sel.optimal and prep.complete) or value >= upper
+    prep.timings["total"] = time.perf_counter() - start
     return Plan(
         routes=tuple(routes), revenue=revenue, subsidy=subsidy, optimal=optimal,
         upper_bound=max(upper, value) if not optimal else value, objective=objective,

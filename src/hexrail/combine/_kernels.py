@@ -85,7 +85,10 @@ def plan_ok(train_ptr, idx, cand_home, cand_stops, require_home, require_interse
 def branch_and_bound(train_ptr, value, res, same_as_prev, suffix_max,
                      level, idx, used, cur, hint, best, best_choice, budget,
                      cand_home, cand_stops, require_home, require_intersect):
-    """Search on from the saved state; returns (status, level, best, nodes used).
+    """Search on from the saved state; returns (status, level, best, work done).
+
+    Work counts search nodes and candidates scanned; the search pauses once it exceeds
+    `budget`, between steps, so a caller can watch a deadline.
 
     ``idx[t]`` is the candidate being tried at level t (relative to ``train_ptr[t]``; -1 before
     the first try), ``used[t]``/``cur[t]`` the resources and value taken by levels < t, and
@@ -118,6 +121,7 @@ def branch_and_bound(train_ptr, value, res, same_as_prev, suffix_max,
                 i = max(i, prev + 1)
         found = -1
         while i <= n:
+            nodes += 1  # work counts candidates looked at, so slices stay short
             v = value[lo + i] if i < n else 0
             if cur[t] + v + suffix_max[t + 1] <= best:
                 i = n + 1  # sorted: nothing later at this level can do better
@@ -160,6 +164,7 @@ def branch_and_bound(train_ptr, value, res, same_as_prev, suffix_max,
             if same_as_prev[t + 1]:
                 start = max(start, lo2 + found + 1 if found < n else lo2 + n2)
             j = _first_free(start, lo2 + n2, res, used[t + 1])
+            nodes += j - start
             total = cur[t + 1] + (value[j] if j < lo2 + n2 else 0)
             if total > best:
                 best = total
@@ -171,6 +176,7 @@ def branch_and_bound(train_ptr, value, res, same_as_prev, suffix_max,
         bound = cur[t + 1]
         for s in range(t + 1, n_levels):
             j = _first_free(train_ptr[s] + hint[t, s], train_ptr[s + 1], res, used[t + 1])
+            nodes += j - train_ptr[s] - hint[t, s]
             hint[t + 1, s] = j - train_ptr[s]
             if j < train_ptr[s + 1]:
                 bound += value[j]

@@ -9,7 +9,7 @@ import numpy as np
 
 from hexrail.combine import _kernels as K
 
-SLICE = 200_000  # search nodes between deadline checks
+SLICE = 1_000_000  # work (nodes and candidates scanned) between deadline checks
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,8 @@ import numpy as np
 from numba import njit
 
 OK = 0
-FULL = 1  # an output buffer is full: grow it and run the anchor again
+FULL = 1  # an output buffer is full: grow it and call again
+PAUSE = 2  # the step budget is spent: call again to go on
 
 HARD_BLOCK = 2  # never passed through (offboards, terminal ends)
 SOFT_BLOCK = 1  # passed through only by spending a bypass
@@ -190,16 +191,31 @@ def enumerate_anchor(
         bonus_per_count, n_bonus_groups,
         out_revenue, out_subsidy, out_bonus, out_bypass, out_crossings,
         out_node_ptr, out_nodes, out_paid, out_chain_ptr, out_chains, out_res,
-        n_out, n_out_nodes, n_out_chains):
-    """Append every route whose lowest-ranked anchor is `anchor` to the out buffers.
+        n_out, n_out_nodes, n_out_chains,
+        visited, hex_mark, cnt, frames, stops, paid, res, state, budget):
+    """Append the routes whose lowest-ranked anchor is `anchor` to the out buffers.
 
-    Returns ``(status, n_out, n_out_nodes, n_out_chains)``; on FULL the counts are those from
-    before this anchor, so the caller can grow the buffers and call again.
+    Resumable: the walk lives in the work arrays (`visited`, `hex_mark`, `cnt`, `frames`, ...)
+    and `state` (``state[0]`` = -1 to start the anchor, -2 once it is done). Returns
+    ``(status, n_out, n_out_nodes, n_out_chains)``: OK when the anchor is done, FULL when an
+    output buffer needs to grow, PAUSE after `budget` steps (so the caller can watch a deadline);
+    after FULL or PAUSE call again with the same arrays to go on.
     """
-    start_out, start_nodes, start_chains = n_out, n_out_nodes, n_out_chains
     n_vertices = adj_ptr.shape[0] - 1
     words = out_res.shape[1]
+    depth_cap = frames.shape[1]
     my_rank = node_anchor_rank[anchor]
+    # frame columns, as views of the one work array
+    f_vertex = frames[0]
+    f_adj = frames[1]  # next adjacency slot; -1: phase-2 spawn pending
+    f_chain = frames[2]  # chain used to arrive (-1 at roots)
+    f_fwd = frames[3]  # 1: that chain was run from its end a to end b
+    f_hex = frames[4]  # hex the walk is in at this vertex
+    f_prevhex = frames[5]  # hex before the arriving chain
+    f_phase = frames[6]
+    f_cross = frames[7]  # crossings added by arriving here
+    f_bypass = frames[8]  # bypass spent leaving the previous vertex
+    f_stop = frames[9]  # 1 if this vertex is a stop of the route
 
     # Which hex the walk is in matters only to the no-re-entry rule: skip the bookkeeping
     # when no hex has that rule.
@@ -208,24 +224,6 @@ def enumerate_anchor(
         if hex_noreenter[h]:
             track_hexes = True
             break
-    visited = np.zeros(n_vertices, np.bool_)
-    hex_mark = np.zeros(n_hexes, np.int32)
-    cnt = np.zeros(4, np.int64)  # visit units used by mandatory stops, per kind
-
-    depth_cap = 2 * n_vertices + 4
-    f_vertex = np.empty(depth_cap, np.int64)
-    f_adj = np.empty(depth_cap, np.int64)  # next adjacency slot; -1: phase-2 spawn pending
-    f_chain = np.empty(depth_cap, np.int64)  # chain used to arrive (-1 at roots)
-    f_fwd = np.empty(depth_cap, np.bool_)  # that chain was run from its end a to end b
-    f_hex = np.empty(depth_cap, np.int64)  # hex the walk is in at this vertex
-    f_prevhex = np.empty(depth_cap, np.int64)  # hex before the arriving chain
-    f_phase = np.empty(depth_cap, np.int64)
-    f_cross = np.empty(depth_cap, np.int64)  # crossings added by arriving here
-    f_bypass = np.empty(depth_cap, np.int64)  # bypass spent leaving the previous vertex
-    f_stop = np.empty(depth_cap, np.int64)  # 1 if this vertex is a stop of the route
-    stops = np.empty(depth_cap, np.int64)
-    paid = np.empty(depth_cap, np.bool_)
-    res = np.zeros(words, np.uint64)
     n_bonus = bonus_amount.shape[0]
     # When the pay rows hold whatever the visit rows do, a route without optional stops is
     # paid for every stop: no choosing needed.
@@ -234,35 +232,63 @@ def enumerate_anchor(
         if pay_cap[s] < visit_cap[s]:
             pay_covers_visit = False
 
-    crossings = 0
-    bypass = 0
-    n_optional = 0  # optional stops on the walk
-    split = 0  # frame index of the phase-2 root
-
-    # frame 0: the anchor
-    visited[anchor] = True
-    hex_mark[node_hex[anchor]] += 1
-    if node_optional[anchor]:
-        n_optional += 1
-    else:
-        cnt[node_kidx[anchor]] += node_cost[anchor]
-    groups_used = node_groups[anchor]  # bitmask: at most one stop of each group
-    if not hall_ok(cnt, visit_cap):
+    if state[0] == -2:
         return OK, n_out, n_out_nodes, n_out_chains
-    n_stops = 1
-    f_vertex[0] = anchor
-    f_adj[0] = -1
-    f_chain[0] = -1
-    f_fwd[0] = True
-    f_hex[0] = node_hex[anchor]
-    f_prevhex[0] = node_hex[anchor]
-    f_phase[0] = 1
-    f_cross[0] = 0
-    f_bypass[0] = 0
-    f_stop[0] = 1
-    d = 0
+    if state[0] == -1:
+        # start: frame 0 is the anchor
+        visited[:] = False
+        hex_mark[:] = 0
+        cnt[:] = 0
+        visited[anchor] = True
+        hex_mark[node_hex[anchor]] += 1
+        n_optional = 0
+        if node_optional[anchor]:
+            n_optional += 1
+        else:
+            cnt[node_kidx[anchor]] += node_cost[anchor]
+        if not hall_ok(cnt, visit_cap):
+            state[0] = -2
+            return OK, n_out, n_out_nodes, n_out_chains
+        f_vertex[0] = anchor
+        f_adj[0] = -1
+        f_chain[0] = -1
+        f_fwd[0] = 1
+        f_hex[0] = node_hex[anchor]
+        f_prevhex[0] = node_hex[anchor]
+        f_phase[0] = 1
+        f_cross[0] = 0
+        f_bypass[0] = 0
+        f_stop[0] = 1
+        d = 0
+        split = 0  # frame index of the phase-2 root
+        crossings = 0
+        bypass = 0
+        n_stops = 1
+        groups_used = node_groups[anchor]  # bitmask: at most one stop of each group
+    else:
+        d = state[0]
+        split = state[1]
+        crossings = state[2]
+        bypass = state[3]
+        n_optional = state[4]
+        n_stops = state[5]
+        groups_used = state[6]
 
+    steps = 0
     while d >= 0:
+        steps += 1
+        if (steps > budget or n_out >= out_revenue.shape[0]
+                or n_out_nodes + depth_cap > out_nodes.shape[0]
+                or n_out_chains + depth_cap > out_chains.shape[0]):
+            # pause between steps: nothing is half done, the walk resumes from here
+            state[0] = d
+            state[1] = split
+            state[2] = crossings
+            state[3] = bypass
+            state[4] = n_optional
+            state[5] = n_stops
+            state[6] = groups_used
+            return (PAUSE if steps > budget else FULL), n_out, n_out_nodes, n_out_chains
         v = f_vertex[d]
         phase = f_phase[d]
         emit = False
@@ -404,10 +430,6 @@ def enumerate_anchor(
             if f_stop[i] == 1:
                 stops[m] = f_vertex[i]
                 m += 1
-        nch = (split - 1) + (d - split)
-        if (n_out >= out_revenue.shape[0] or n_out_nodes + m > out_nodes.shape[0]
-                or n_out_chains + nch > out_chains.shape[0]):
-            return FULL, start_out, start_nodes, start_chains
         if pay_covers_visit and n_optional == 0:
             for i in range(m):
                 paid[i] = True
@@ -461,4 +483,5 @@ def enumerate_anchor(
         out_node_ptr[n_out + 1] = n_out_nodes
         out_chain_ptr[n_out + 1] = n_out_chains
         n_out += 1
+    state[0] = -2
     return OK, n_out, n_out_nodes, n_out_chains

@@ -21,7 +21,9 @@ the rules.
    choice for the objective (revenue + subsidy, or revenue; ties to more revenue) wins; bonuses
    (from every visited stop's hex tags) are added to the revenue.
 3. **Plan.** Every assignment of one route (or none) per train with no shared path or hexside
-   lane and no more bypasses than the plan allows; the best total wins (ties to more revenue).
+   lane (unless the plan rules share track), no more bypasses than they allow, and, if they say
+   so, a route through the home and routes that meet at stops (ROUTE_RULES §2); the best total
+   wins (ties to more revenue). Stops that pay once per round are not supported.
    The search prunes with ``value so far + best route of each remaining train`` (a valid bound)
    and nothing else.
 
@@ -37,8 +39,8 @@ True
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from functools import lru_cache
+from dataclasses import dataclass, field, replace
+from functools import cache
 from itertools import product
 from typing import Any
 
@@ -76,6 +78,7 @@ class ReferenceRoute:
     bypass: int  # blocked cities passed through
     crossings: int  # hexside crossings
     track: frozenset = field(repr=False, default=frozenset())  # paths and hexside lanes used
+    nodes: tuple[str, ...] = field(repr=False, default=())  # every node passed, stops included
 
     def value(self, objective: str = "income") -> int:
         return self.revenue + self.subsidy if objective == "income" else self.revenue
@@ -116,9 +119,9 @@ def reference_solve(position: Any, *, objective: str = "income",
         raise HexrailError(f"objective must be one of {OBJECTIVES}", where="objective")
     pos, profile = ruled(load_position(position))
     rules = profile.plan_rules(pos)
-    if rules.stops_pay_once or rules.home_route or rules.intersect:
-        raise HexrailError("the reference solver handles only disjoint routes (no stops_pay_once, "
-                           "home_route or intersect)", where=f"rules.profile {pos.rules.profile!r}")
+    if rules.stops_pay_once:
+        raise HexrailError("the reference solver does not price stops that pay once per round",
+                           where=f"rules.profile {pos.rules.profile!r}")
     cache: dict[tuple, list[ReferenceRoute]] = {}
     per_train: list[list[ReferenceRoute]] = []
     for train in pos.trains:
@@ -130,7 +133,9 @@ def reference_solve(position: Any, *, objective: str = "income",
         routes = [r if r.train == train.id else _relabel(r, train.id) for r in cache[key]]
         routes.sort(key=lambda r: (-r.value(objective), -r.revenue))
         per_train.append(routes)
-    choice = _best_combination(per_train, objective, rules.share_track, rules.max_bypass)
+    home = _home_nodes(pos) if rules.home_route else None
+    choice = _best_combination(per_train, objective, rules.share_track, rules.max_bypass,
+                               home, rules.intersect)
     chosen = tuple(per_train[t][i] for t, i in enumerate(choice) if i >= 0)
     revenue = sum(r.revenue for r in chosen)
     subsidy = sum(r.subsidy for r in chosen)
@@ -141,9 +146,7 @@ def reference_solve(position: Any, *, objective: str = "income",
 
 
 def _relabel(route: ReferenceRoute, train_id: str) -> ReferenceRoute:
-    return ReferenceRoute(train_id, route.paths, route.stops, route.counted, route.paid,
-                          route.revenue, route.subsidy, route.bonus, route.bypass,
-                          route.crossings, route.track)
+    return replace(route, train=train_id)
 
 
 # -- routes of one train ---------------------------------------------------------------------
@@ -364,7 +367,7 @@ def _fit_checker(spec):
     """``fits(stops)``: can stops given as (kind, visit cost) pairs be assigned to the rows?"""
     rows = spec.rows
 
-    @lru_cache(maxsize=None)
+    @cache
     def fits(stops: tuple[tuple[str, int], ...]) -> bool:
         return _assignment(rows, stops) is not None
 
@@ -427,7 +430,8 @@ def _score_route(board: _Board, walk: _Walk, objective: str) -> ReferenceRoute |
         counted=tuple(_ref(s) for s in walk.stops if s in counted),
         paid=tuple(_ref(s) for s in walk.stops if s in paid),
         revenue=revenue + bonus, subsidy=subsidy, bonus=bonus, bypass=walk.bypass,
-        crossings=len(walk.lanes), track=frozenset(walk.paths) | frozenset(walk.lanes))
+        crossings=len(walk.lanes), track=frozenset(walk.paths) | frozenset(walk.lanes),
+        nodes=tuple(_ref(n) for n in walk.nodes))
 
 
 def _worth(board: _Board, stop: NodeKey, multiplier: int, objective: str) -> tuple[int, int]:
@@ -463,8 +467,44 @@ def _bonus(board: _Board, stops: list[NodeKey]) -> int:
 
 # -- the plan ---------------------------------------------------------------------------------
 
+def _home_nodes(pos: Position) -> frozenset[str]:
+    """The company's home token as node refs: its home node refs, or in each home hex the cities
+    holding its token (every city of the hex while none does)."""
+    out: set[str] = set()
+    for home in pos.operating().home:
+        if "-" in home:
+            out.add(home)
+            continue
+        hex_ = pos.hex(home)
+        cities = [n for n in hex_.tile.nodes if n.kind == "city"]
+        tokened = [n for n in cities
+                   if any(t is not None and t.company == pos.company for t in hex_.slots(n.index))]
+        out.update(f"{home}-{n.index}" for n in tokened or cities)
+    return frozenset(out)
+
+
+def _plan_ok(routes: list[ReferenceRoute], home: frozenset[str] | None, intersect: bool) -> bool:
+    """The rules that couple routes (ROUTE_RULES §2): with `home` (node refs), one route passes
+    through or stops at the home token; with `intersect`, the routes' stop sets form one network."""
+    if not routes:
+        return True
+    if home is not None and not any(n in home for r in routes for n in r.nodes):
+        return False
+    if intersect:
+        network = [set(routes[0].stops)]
+        rest = [set(r.stops) for r in routes[1:]]
+        while rest:
+            joined = [s for s in rest if any(s & t for t in network)]
+            if not joined:
+                return False
+            network += joined
+            rest = [s for s in rest if not any(s is j for j in joined)]
+    return True
+
+
 def _best_combination(per_train: list[list[ReferenceRoute]], objective: str, share_track: bool,
-                      max_bypass: int) -> tuple[int, ...]:
+                      max_bypass: int, home: frozenset[str] | None = None,
+                      intersect: bool = False) -> tuple[int, ...]:
     """Index of the chosen route per train (-1 idle): best (value, revenue), by exhaustive search
     pruned only by an admissible bound (routes are sorted best first)."""
     n = len(per_train)
@@ -480,7 +520,8 @@ def _best_combination(per_train: list[list[ReferenceRoute]], objective: str, sha
 
     def search(t: int, used: frozenset, bypass: int, value: int, revenue: int) -> None:
         if t == n:
-            if (value, revenue) > best[0]:
+            if (value, revenue) > best[0] and _plan_ok(
+                    [per_train[k][i] for k, i in enumerate(choice) if i >= 0], home, intersect):
                 best[0] = (value, revenue)
                 best[1] = tuple(choice)
             return

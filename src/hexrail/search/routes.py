@@ -55,26 +55,34 @@ class Candidates:
         return self.chains[self.chain_ptr[k]:self.chain_ptr[k + 1]]
 
 
+MAX_ROUTES = 10_000_000  # per train: past this the answer is the best found, not proven
+STEPS = 1 << 16  # walk steps between deadline checks
+
+
 def enumerate_routes(graph: TrackGraph, td: TrainData, *, deadline: float | None = None,
-                     objective: str = "income") -> Candidates:
+                     objective: str = "income", max_routes: int = MAX_ROUTES) -> Candidates:
     """Every legal route of the train `td` on `graph`, best first.
 
-    With a `deadline` (a ``time.perf_counter()`` value) the walk stops between anchors once it
-    passes, and the result says ``complete=False``.
+    With a `deadline` (a ``time.perf_counter()`` value) the walk stops soon after it passes;
+    past `max_routes` routes it stops too. Either way the result says ``complete=False``.
     """
-    cap = 1 << 15
     words = graph.chain_res.shape[1]
-    bufs = _alloc(cap, words)
+    depth_cap = 2 * graph.n_vertices + 4
+    caps = [1 << 15, 1 << 18, 1 << 18]  # routes, stops, chains
+    bufs = _alloc(caps, words)
+    work = [np.zeros(graph.n_vertices, np.bool_), np.zeros(len(graph.hex_ids), np.int32),
+            np.zeros(4, np.int64), np.zeros((10, depth_cap), np.int64),
+            np.zeros(depth_cap, np.int64), np.zeros(depth_cap, np.bool_),
+            np.zeros(words, np.uint64), np.zeros(8, np.int64)]
+    state = work[-1]
+    n_nodes_graph, n_hexes = graph.n_nodes, len(graph.hex_ids)
     n_out = n_nodes = n_chains = 0
     complete = True
-    hex_count = len(graph.hex_ids)
     for anchor in td.anchors:
-        if deadline is not None and time.perf_counter() > deadline:
-            complete = False
-            break
-        while True:
-            status, n_out2, n_nodes2, n_chains2 = K.enumerate_anchor(
-                int(anchor), graph.n_nodes, hex_count,
+        state[0] = -1
+        while complete:
+            status, n_out, n_nodes, n_chains = K.enumerate_anchor(
+                int(anchor), n_nodes_graph, n_hexes,
                 graph.adj_ptr, graph.adj_chain, graph.adj_end, graph.chain_ends,
                 graph.chain_side, graph.chain_terminal, graph.chain_crossings,
                 graph.chain_hex_ptr, graph.chain_hexes, graph.chain_res, graph.vertex_res,
@@ -85,12 +93,26 @@ def enumerate_routes(graph: TrackGraph, td: TrainData, *, deadline: float | None
                 td.min_stops, td.hex_noreenter, td.max_bypass,
                 td.bonus_cond_ptr, td.bonus_cond_tag, td.bonus_cond_min, td.bonus_amount,
                 td.bonus_group, td.bonus_per_count, td.n_bonus_groups,
-                *bufs, n_out, n_nodes, n_chains)
+                *bufs, n_out, n_nodes, n_chains, *work, STEPS)
             if status == K.OK:
-                n_out, n_nodes, n_chains = n_out2, n_nodes2, n_chains2
                 break
-            cap *= 4
-            bufs = _grow(bufs, cap, words)
+            if status == K.FULL:
+                # grow the buffer that ran short (a route's stops and chains need room for the
+                # longest walk beyond what is filled)
+                if n_out >= caps[0]:
+                    if caps[0] >= max_routes:
+                        complete = False
+                        break
+                    caps[0] = min(caps[0] * 2, max_routes)
+                if n_nodes + depth_cap > caps[1]:
+                    caps[1] = 2 * (n_nodes + depth_cap)
+                if n_chains + depth_cap > caps[2]:
+                    caps[2] = 2 * (n_chains + depth_cap)
+                bufs = _grow(bufs, caps, words)
+            if deadline is not None and time.perf_counter() > deadline:
+                complete = False
+        if not complete:
+            break
     revenue, subsidy, bonus, bypass, crossings, node_ptr, nodes, paid, chain_ptr, chains, res = bufs
     revenue, subsidy = revenue[:n_out], subsidy[:n_out]
     value = revenue + subsidy if objective == "income" else revenue
@@ -101,22 +123,29 @@ def enumerate_routes(graph: TrackGraph, td: TrainData, *, deadline: float | None
                       chain_ptr[:n_out + 1], chains[:n_chains], complete)
 
 
-def _alloc(cap: int, words: int) -> list[np.ndarray]:
+def _alloc(caps: list[int], words: int) -> list[np.ndarray]:
     # Uninitialised: the kernel writes every slot it reports as filled.
+    routes, stops, chains = caps
     bufs = [
-        np.empty(cap, np.int64), np.empty(cap, np.int64), np.empty(cap, np.int64),
-        np.empty(cap, np.int64), np.empty(cap, np.int64),
-        np.empty(cap + 1, np.int64), np.empty(cap * 8, np.int64), np.empty(cap * 8, np.bool_),
-        np.empty(cap + 1, np.int64), np.empty(cap * 16, np.int64),
-        np.empty((cap, words), np.uint64),
+        np.empty(routes, np.int64), np.empty(routes, np.int64), np.empty(routes, np.int64),
+        np.empty(routes, np.int64), np.empty(routes, np.int64),
+        np.empty(routes + 1, np.int64), np.empty(stops, np.int64), np.empty(stops, np.bool_),
+        np.empty(routes + 1, np.int64), np.empty(chains, np.int64),
+        np.empty((routes, words), np.uint64),
     ]
     bufs[5][0] = 0
     bufs[8][0] = 0
     return bufs
 
 
-def _grow(bufs: list[np.ndarray], cap: int, words: int) -> list[np.ndarray]:
-    new = _alloc(cap, words)
+def _grow(bufs: list[np.ndarray], caps: list[int], words: int) -> list[np.ndarray]:
+    """Buffers at the new capacities, keeping what the old ones hold (unchanged ones reused)."""
+    new = _alloc(caps, words)
+    out = []
     for old, fresh in zip(bufs, new):
-        fresh[:len(old)] = old
-    return new
+        if len(old) == len(fresh):
+            out.append(old)
+        else:
+            fresh[:len(old)] = old
+            out.append(fresh)
+    return out
