@@ -15,14 +15,16 @@ from hexrail.model.hexgrid import Layout
 
 def region(layout: Layout, n_hexes: int, rng: random.Random) -> list[str]:
     """A compact blob of `n_hexes` hex names grown from the middle of the map."""
-    start = layout.name(10, 10) if layout.orientation == "flat" else layout.name(10, 10)
+    start = layout.name(10, 10)
     cells = [start]
     seen = {start}
     while len(cells) < n_hexes:
         base = rng.choice(cells)
         nb = layout.neighbour(base, rng.randrange(6))
+        if not nb or nb in seen:
+            continue  # off the map's lettered edge, or taken
         x, y = layout.xy(nb)
-        if nb and nb not in seen and x >= 0 and y >= 0:
+        if x >= 0 and y >= 0:
             seen.add(nb)
             cells.append(nb)
     return cells

@@ -18,6 +18,11 @@ failing example prints as a board anyone can paste into ``hexrail solve``. Board
 - a phase (a prefix of yellow, green, brown, gray) and 1-3 trains from
   ``2 3 4 2+1 3+1 2/3 3E 4H D`` (``3E`` and ``D`` only on boards of at most `max_big_hexes`).
 
+With ``profile="test-extras"`` the board uses the test-only profile `ExtrasProfile` (halt
+subsidies, icon bonuses, no hex re-entry, a bypass, shared track) so that every profile hook is
+exercised; with ``profile="1860"`` the Isle of Wight rules (N+M trains, home route, intersecting
+routes, a bypass, random options and state flags).
+
 `rotate_position` and `mirror_position` map a document to the same board turned by 60° or
 reflected: hexes are renamed through cube coordinates (shifted so every name stays valid),
 every hex side ``s`` of every path becomes ``s + 1`` (or its mirror image); lanes, nodes and
@@ -32,14 +37,52 @@ from fractions import Fraction
 from hypothesis import strategies as st
 
 from hexrail.model.hexgrid import DIRECTIONS, Layout
+from hexrail.rules import Bonus, PlanRules, Profile, register
 
 SPECS = ("2", "3", "4", "2+1", "3+1", "2/3", "4H")
 BIG_SPECS = ("3E", "D")  # routes of any length: only on small boards
+SPECS_1860 = ("2+1", "3+1", "2+2", "3+2", "4+1")
+PROFILES = ("generic", "test-extras", "1860")
 COLORS = ("yellow", "green", "brown", "gray")
 OPERATING = "OP"
 OTHERS = ("XX", "YY")
 # A start cell far enough from the letter/number origin that 11 steps never leave the map.
 _START = {"flat": (12, 24), "pointy": (24, 12)}
+
+
+# -- a profile that uses every hook -----------------------------------------------------------
+
+@register
+class ExtrasProfile(Profile):
+    """Test-only rules: the generic ones plus every hook the generic profile leaves idle.
+
+    Halts pay a subsidy of 10; hexes carry bonus icons (``N``/``S``: +40 for a route with both;
+    ``M``: +20 for one mine stop or +50 for two, exclusive; ``P``: +10 per port stop); the
+    options ``no_reentry`` (no route leaves a hex and comes back), ``bypass`` (how many full
+    cities the company's trains may pass through per round) and ``share_track``.
+    """
+
+    name = "test-extras"
+    description = "generic rules plus subsidies, icon bonuses, no hex re-entry and bypasses"
+    BONUSES = (
+        Bonus("north-south", 40, (("N", 1), ("S", 1))),
+        Bonus("mine", 20, (("M", 1),), group="mines"),
+        Bonus("mines", 50, (("M", 2),), group="mines"),
+        Bonus("ports", 10, (("P", 1),), per_count=True),
+    )
+
+    def stop_subsidy(self, pos, train, hex_, node):
+        return 10 if node.kind == "halt" else 0
+
+    def reentry_forbidden(self, pos, hex_):
+        return bool(pos.option("no_reentry", False))
+
+    def bonuses(self, pos, train):
+        return self.BONUSES
+
+    def plan_rules(self, pos):
+        return PlanRules(max_bypass=int(pos.option("bypass", 0)),
+                         share_track=bool(pos.option("share_track", False)))
 
 
 # -- geometry ---------------------------------------------------------------------------------
@@ -178,9 +221,16 @@ def _hex_nodes(draw, offboard: bool, free_stops: bool = True) -> list[dict]:
 
 
 @st.composite
-def positions(draw, min_hexes: int = 2, max_hexes: int = 12, max_big_hexes: int = 7,
-              max_trains: int = 3, free_stops: bool = True) -> dict:
-    """A random small valid native position document (see the module docstring)."""
+def positions(draw, min_hexes: int = 2, max_hexes: int = 12, max_big_hexes: int = 8,
+              max_trains: int = 3, free_stops: bool = True, profile: str = "generic") -> dict:
+    """A random small valid native position document (see the module docstring).
+
+    `profile` is ``"generic"``, ``"test-extras"`` (`ExtrasProfile`) or ``"1860"`` (N+M trains,
+    home route, intersecting routes, one bypass; random options and state flags).
+    """
+    if profile not in PROFILES:
+        raise ValueError(f"profile must be one of {PROFILES}")
+    extras = profile == ExtrasProfile.name
     orientation = draw(st.sampled_from(["flat", "pointy"]))
     layout = Layout(orientation)
     n = draw(st.integers(min_hexes, max_hexes))
@@ -213,6 +263,8 @@ def positions(draw, min_hexes: int = 2, max_hexes: int = 12, max_big_hexes: int 
                 node["groups"] = ["OFF"]
         paths = _hex_paths(draw, h, nodes, ports[h], layout, on_map)
         doc: dict = {"color": "red" if h in offboards else draw(st.sampled_from(COLORS[:3]))}
+        if extras and draw(st.integers(0, 2)) == 0:
+            doc["icons"] = draw(st.lists(st.sampled_from("NSMP"), min_size=1, max_size=2))
         if nodes:
             doc["nodes"] = nodes
         if paths:
@@ -239,19 +291,36 @@ def positions(draw, min_hexes: int = 2, max_hexes: int = 12, max_big_hexes: int 
 
     n_colors = draw(st.integers(1, 4))
     specs = SPECS + (BIG_SPECS if n <= max_big_hexes else ())
+    if profile == "1860":
+        specs = SPECS_1860
     trains = draw(st.lists(st.sampled_from(specs), min_size=1, max_size=max_trains))
     home = next((h for (h, _), s in tokens.items() if OPERATING in s), None)
     companies = [{"id": OPERATING} | ({"home": home} if home else {})] + [{"id": c} for c in OTHERS]
-    return {
+    rules: dict = {"profile": "generic"}
+    state: dict = {}
+    if extras:
+        options = {"no_reentry": draw(st.booleans()), "bypass": draw(st.integers(0, 1)),
+                   "share_track": draw(st.integers(0, 4)) == 0}
+        rules = {"profile": ExtrasProfile.name, "options": options}
+    if profile == "1860":
+        options = {k: True for k in ("no_skip_towns", "re_enter_hexes", "original_insolvency")
+                   if draw(st.integers(0, 3)) == 0}
+        rules = {"profile": "1860", "options": options}
+        state = {k: True for k in ("ignore_halts", "nationalization", "insolvent")
+                 if draw(st.integers(0, 5)) == 0}
+    doc = {
         "format": "hexrail-position/1",
         "layout": orientation,
         "phase": {"name": str(n_colors), "colors": list(COLORS[:n_colors])},
-        "rules": {"profile": "generic"},
+        "rules": rules,
         "company": OPERATING,
         "companies": companies,
         "trains": trains,
         "hexes": hexes,
     }
+    if state:
+        doc["state"] = state
+    return doc
 
 
 def _hex_paths(draw, h: str, nodes: list[dict], ports: list, layout: Layout, on_map: set) -> list[dict]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
@@ -20,6 +20,7 @@ from hexrail.rules import PlanRules, Profile, ruled
 from hexrail.search.routes import Candidates, enumerate_routes
 
 OBJECTIVES = ("income", "revenue")
+TIE_SCALE = 1 << 24  # income * TIE_SCALE + revenue orders plans by income, then revenue
 
 
 @lru_cache(maxsize=16)
@@ -101,7 +102,10 @@ def choose(prep: Prepared, *, deadline: float | None = None) -> Selection:
         from hexrail.combine.cpsat import combine_coupled
 
         return combine_coupled(prep, deadline=deadline)
-    values = [c.value(prep.objective) for c in prep.candidates]
+    # Equal incomes go to more revenue (ROUTE_RULES §1): revenue rides in the low bits.
+    scale = TIE_SCALE if prep.objective == "income" else 1
+    values = [c.value(prep.objective) * scale + (c.revenue if scale > 1 else 0)
+              for c in prep.candidates]
     res = [_resources(prep, t) for t in range(len(prep.trains))]
     stops = [_stop_bits(prep, t) for t in range(len(prep.trains))] \
         if rules.home_route or rules.intersect else None
@@ -115,8 +119,9 @@ def choose(prep: Prepared, *, deadline: float | None = None) -> Selection:
             for n in home_nodes(prep, t):
                 mask[n >> 6] |= np.uint64(1) << np.uint64(n & 63)
             home.append((bits & mask).any(axis=1))
-    return combine_disjoint(values, res, prep.groups, deadline=deadline, home=home,
-                            stops=stops if rules.intersect else None)
+    sel = combine_disjoint(values, res, prep.groups, deadline=deadline, home=home,
+                           stops=stops if rules.intersect else None)
+    return replace(sel, value=sel.value // scale, upper_bound=sel.upper_bound // scale)
 
 
 def _stop_bits(prep: Prepared, t: int) -> np.ndarray:

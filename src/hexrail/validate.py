@@ -841,16 +841,34 @@ def _bypass_errors(board: _Board, routes: list[_Route]) -> list[str]:
             f"({where}); the rules allow {limit} bypass per round"]
 
 
+def _home_cities(board: _Board) -> set[NodeRef]:
+    """The company's home token: its home node references, or the cities of its home hexes
+    holding its token (every city of the hex while none does)."""
+    pos = board.pos
+    out: set[NodeRef] = set()
+    for home in pos.operating().home:
+        if "-" in home:
+            ref, _ = _parse_node_ref(board, home)
+            if ref is not None:
+                out.add(ref)
+            continue
+        cities = [n for n in pos.hex(home).tile.nodes if n.kind == "city"]
+        own = [n for n in cities if any(t is not None and t.company == pos.company
+                                        for t in pos.hex(home).slots(n.index))]
+        out.update((home, n.index) for n in own or cities)
+    return out
+
+
 def _home_errors(board: _Board, routes: list[_Route]) -> list[str]:
-    """With home-route rules, one route includes a node of the company's home."""
+    """With home-route rules, one route includes the company's home token."""
     home = board.pos.operating().home
     walked = [r for r in routes if r.walk is not None]
     if not board.rules.home_route or not walked:
         return []
+    cities = _home_cities(board)
     for route in walked:
-        for ref in route.walk.nodes:
-            if ref[0] in home or _node_str(ref) in home:
-                return []
+        if cities & set(route.walk.nodes):
+            return []
     shown = ", ".join(home) or "none given"
     return [f"no route includes the home of {board.pos.company} ({shown})"]
 

@@ -14,7 +14,7 @@ assignment of stops to rows is chosen in the route's favour). Shorthands (ROUTE_
 ========  ==========================================================
 
 >>> [(sorted(r.kinds), r.pay, r.visit) for r in parse_spec("3+1").rows]
-[(['city', 'offboard'], 3, 3), (['halt', 'town'], 1, 1)]
+[(['city', 'offboard'], 999, 3), (['halt', 'town'], 999, 1)]
 """
 
 from __future__ import annotations
@@ -62,8 +62,8 @@ class TrainSpec:
         for row in self.rows:
             if not row.kinds or not row.kinds <= ALL_KINDS:
                 raise HexrailError(f"row kinds {sorted(row.kinds)} must be among {sorted(ALL_KINDS)}")
-            if row.pay < 0 or row.visit < row.pay:
-                raise HexrailError(f"row pays {row.pay} of {row.visit}: need 0 <= pay <= visit")
+            if row.pay < 0 or row.visit < 0:
+                raise HexrailError(f"row pays {row.pay} of {row.visit}: need non-negative numbers")
 
     def factor(self, kind: str) -> int:
         """What a paid stop of `kind` is multiplied by: the whole-train multiplier, the kind's
@@ -77,11 +77,13 @@ class TrainSpec:
         return all(r.visit >= UNLIMITED for r in self.rows)
 
 
+# Trains that pay every stop they visit have no pay limit: only visit units limit them, so a
+# stop with visit cost 0 (some mines and ports) rides free and still pays, as on 18xx.games.
 _SHORTHANDS: list[tuple[re.Pattern, Any]] = [
-    (re.compile(r"^(\d+)$"), lambda n: (Row(ALL_KINDS, int(n), int(n)),)),
+    (re.compile(r"^(\d+)$"), lambda n: (Row(ALL_KINDS, UNLIMITED, int(n)),)),
     (re.compile(r"^(\d+)\+(\d+)$"), lambda n, m: (
-        Row(frozenset({"city", "offboard"}), int(n), int(n)),
-        Row(frozenset({"town", "halt"}), int(m), int(m)),
+        Row(frozenset({"city", "offboard"}), UNLIMITED, int(n)),
+        Row(frozenset({"town", "halt"}), UNLIMITED, int(m)),
     )),
     (re.compile(r"^(\d+)/(\d+)$"), lambda x, y: (Row(ALL_KINDS, int(x), int(y)),)),
     (re.compile(r"^(\d+)E$"), lambda n: (Row(ALL_KINDS, int(n), UNLIMITED),)),
@@ -139,10 +141,9 @@ def _parse_rows_object(obj: Any, where: str) -> TrainSpec:
         kinds = row.get("nodes", sorted(ALL_KINDS))
         if isinstance(kinds, str) or not all(k in ALL_KINDS for k in kinds):
             raise HexrailError(f"nodes must list stop kinds among {sorted(ALL_KINDS)}", where=here)
+        # pay may exceed visit: stops with visit cost 0 use no visit units but still pay
         pay = _as_int(row.get("pay"), "pay", here, UNLIMITED)
         visit = _as_int(row.get("visit"), "visit", here, pay)
-        if visit < pay:
-            raise HexrailError(f"visit {visit} is less than pay {pay}", where=here)
         rows.append(Row(frozenset(kinds), min(pay, UNLIMITED), min(visit, UNLIMITED),
                         _as_int(row.get("multiplier"), "multiplier", here, 1)))
     kind_mult = obj.get("kind_multipliers") or {}

@@ -83,18 +83,22 @@ def train_size(spec: TrainSpec, where: str = "train") -> tuple[int, int]:
     if any(r.multiplier != 1 for r in rows) or spec.multiplier != 1 or spec.hexes:
         raise HexrailError("1860 trains are N+M trains (2+1 ... 9+5), without multipliers or hex "
                            "limits", where=where)
-    if len(rows) == 1 and rows[0].kinds == ALL_KINDS and rows[0].pay == rows[0].visit < UNLIMITED:
-        return rows[0].pay, 0
+    def pays_all(row: Row) -> bool:  # an N row: pays all it visits (pay N or unlimited)
+        return row.visit < UNLIMITED and row.pay in (row.visit, UNLIMITED)
+
+    if len(rows) == 1 and rows[0].kinds == ALL_KINDS and pays_all(rows[0]):
+        return rows[0].visit, 0
     if len(rows) == 2:
         cities = [r for r in rows if "city" in r.kinds]
         towns = [r for r in rows if "city" not in r.kinds]
         if len(cities) == 1 and len(towns) == 1:
             c, t = cities[0], towns[0]
-            city_ok = c.kinds in (CITY_KINDS, ALL_KINDS) and c.pay == c.visit < UNLIMITED
+            city_ok = c.kinds in (CITY_KINDS, ALL_KINDS) and pays_all(c)
             # the engine writes the town row as pay M of visit 99 (it checks the towns itself)
-            town_ok = t.kinds == TOWN_KINDS and (t.visit == t.pay or c.kinds == CITY_KINDS)
-            if city_ok and town_ok and t.pay < UNLIMITED:
-                return c.pay, t.pay
+            town_ok = t.kinds == TOWN_KINDS and (pays_all(t) or c.kinds == CITY_KINDS)
+            m = t.visit if t.pay >= UNLIMITED else t.pay
+            if city_ok and town_ok and m < UNLIMITED:
+                return c.visit, m
     shown = " + ".join(f"{'/'.join(sorted(r.kinds))} {r.pay}/{r.visit}" for r in rows)
     raise HexrailError(f"1860 trains are N+M trains (2+1 ... 9+5); rows {shown} are not one",
                        where=where)

@@ -47,21 +47,6 @@ def select_paid(stops, n, node_kidx, node_cost, node_optional, node_weight, node
     something and fits the visit rows too. Greedy by weight over the Hall condition of the rows:
     exact, because paid stops form a transversal matroid over the rows.
     """
-    # Fast path: when the pay rows hold everything the visit rows do, every mandatory stop is
-    # paid; only optional stops (if any) need choosing.
-    pay_covers_visit = True
-    for s in range(1, 16):
-        if pay_cap[s] < visit_cap[s]:
-            pay_covers_visit = False
-            break
-    n_optional = 0
-    for i in range(n):
-        if node_optional[stops[i]]:
-            n_optional += 1
-    if pay_covers_visit and n_optional == 0:
-        for i in range(n):
-            paid[i] = True
-        return
     order = np.empty(n, np.int64)
     for i in range(n):
         order[i] = i
@@ -225,12 +210,12 @@ def enumerate_anchor(
             track_hexes = True
             break
     n_bonus = bonus_amount.shape[0]
-    # When the pay rows hold whatever the visit rows do, a route without optional stops is
-    # paid for every stop: no choosing needed.
-    pay_covers_visit = True
+    # Trains that pay every stop they visit need no choosing (when no stop is optional).
+    pay_unlimited = True
     for s in range(1, 16):
-        if pay_cap[s] < visit_cap[s]:
-            pay_covers_visit = False
+        if pay_cap[s] < (1 << 40):
+            pay_unlimited = False
+    kind_cnt = np.zeros(4, np.int64)
 
     if state[0] == -2:
         return OK, n_out, n_out_nodes, n_out_chains
@@ -430,7 +415,15 @@ def enumerate_anchor(
             if f_stop[i] == 1:
                 stops[m] = f_vertex[i]
                 m += 1
-        if pay_covers_visit and n_optional == 0:
+        all_pay = n_optional == 0
+        if all_pay and not pay_unlimited:
+            # every stop is mandatory: are there pay slots for all of them?
+            for k in range(4):
+                kind_cnt[k] = 0
+            for i in range(m):
+                kind_cnt[node_kidx[stops[i]]] += 1
+            all_pay = hall_ok(kind_cnt, pay_cap)
+        if all_pay:
             for i in range(m):
                 paid[i] = True
         else:

@@ -17,7 +17,7 @@ the rules.
    the train's rows is a route. A route is its set of paths (a walk and its reverse are one).
 2. **Scores.** For each route, every choice of counted optional stops and every assignment of the
    counted stops to rows (within each row's visit units); each row pays its best ``row.pay``
-   stops, a paid stop earning its value (times the row's multiplier) and its subsidy. The best
+   stops, a paid stop earning its value and its subsidy. The best
    choice for the objective (revenue + subsidy, or revenue; ties to more revenue) wins; bonuses
    (from every visited stop's hex tags) are added to the revenue.
 3. **Plan.** Every assignment of one route (or none) per train with no shared path or hexside
@@ -39,7 +39,7 @@ True
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import cache
 from itertools import product
 from typing import Any
@@ -122,15 +122,11 @@ def reference_solve(position: Any, *, objective: str = "income",
     if rules.stops_pay_once:
         raise HexrailError("the reference solver does not price stops that pay once per round",
                            where=f"rules.profile {pos.rules.profile!r}")
-    cache: dict[tuple, list[ReferenceRoute]] = {}
     per_train: list[list[ReferenceRoute]] = []
     for train in pos.trains:
-        # Trains equal in everything the hooks read share their routes (relabelled).
-        key = (train.name, train.spec, train.revenue_overrides)
-        if key not in cache:
-            cache[key] = reference_routes(pos, train, objective=objective, max_routes=max_routes,
-                                          profile=profile)
-        routes = [r if r.train == train.id else _relabel(r, train.id) for r in cache[key]]
+        # Every train on its own, even identical ones: a profile may tell trains apart by id.
+        routes = reference_routes(pos, train, objective=objective, max_routes=max_routes,
+                                  profile=profile)
         routes.sort(key=lambda r: (-r.value(objective), -r.revenue))
         per_train.append(routes)
     home = _home_nodes(pos) if rules.home_route else None
@@ -143,10 +139,6 @@ def reference_solve(position: Any, *, objective: str = "income",
         value=revenue + subsidy if objective == "income" else revenue,
         revenue=revenue, subsidy=subsidy, routes=chosen,
         candidates={t.id: len(rs) for t, rs in zip(pos.trains, per_train)}, objective=objective)
-
-
-def _relabel(route: ReferenceRoute, train_id: str) -> ReferenceRoute:
-    return replace(route, train=train_id)
 
 
 # -- routes of one train ---------------------------------------------------------------------
@@ -409,12 +401,12 @@ def _score_route(board: _Board, walk: _Walk, objective: str) -> ReferenceRoute |
             paid: list[NodeKey] = []
             revenue = subsidy = 0
             for row, ms in zip(rows, members):
-                worth = {s: _worth(board, s, row.multiplier, objective) for s in ms}
+                worth = {s: _worth(board, s, objective) for s in ms}
                 ranked = sorted(ms, key=lambda s: worth[s], reverse=True)
                 for s in ranked[:row.pay]:
                     if worth[s] > (0, 0):
                         paid.append(s)
-                        revenue += board.value[s] * row.multiplier
+                        revenue += board.value[s]
                         subsidy += board.subsidy[s]
             value = revenue + subsidy if objective == "income" else revenue
             if best is None or (value, revenue) > (best[0], best[1]):
@@ -434,9 +426,10 @@ def _score_route(board: _Board, walk: _Walk, objective: str) -> ReferenceRoute |
         nodes=tuple(_ref(n) for n in walk.nodes))
 
 
-def _worth(board: _Board, stop: NodeKey, multiplier: int, objective: str) -> tuple[int, int]:
-    """What paying `stop` in a row adds: (objective value, revenue)."""
-    revenue = board.value[stop] * multiplier
+def _worth(board: _Board, stop: NodeKey, objective: str) -> tuple[int, int]:
+    """What paying `stop` adds: (objective value, revenue). Row multipliers are already in the
+    profile's stop value (a kind is paid by rows of one multiplier only)."""
+    revenue = board.value[stop]
     return (revenue + board.subsidy[stop] if objective == "income" else revenue, revenue)
 
 

@@ -238,7 +238,8 @@ def _rows(distance: Any, where: str) -> tuple[Row, ...]:
     if isinstance(distance, int) and not isinstance(distance, bool):
         n = _int(distance, "distance", where, minimum=1)
         n = UNLIMITED if n >= UNLIMITED else n
-        return (Row(ALL_KINDS, n, n),)
+        # an integer distance limits visit units only: every stop visited pays
+        return (Row(ALL_KINDS, UNLIMITED, n),)
     if not isinstance(distance, list) or not distance:
         raise HexrailError("distance must be an integer or a non-empty list of rows", where=where)
     rows = []
