@@ -146,7 +146,8 @@ def test_reader_trains_runnable_only():
     pos = position_from_18xx(board())
     assert [t.id for t in pos.trains] == ["3-0"]
     spec = pos.trains[0].spec
-    assert spec.rows == (Row(ALL_KINDS, 3, 3),) and spec.min_stops == 2 and spec.requires_token
+    # an integer distance limits visit units; every stop visited pays
+    assert spec.rows == (Row(ALL_KINDS, UNLIMITED, 3),) and spec.min_stops == 2 and spec.requires_token
 
 
 def test_reader_details():

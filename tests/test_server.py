@@ -327,16 +327,15 @@ def test_time_limit_cuts_a_solve_short_with_an_honest_bound(main, tight):
         assert capped["optimal"] is False and capped["revenue"] <= full["revenue"] <= capped["upper_bound"]
 
 
-def test_runaway_job_is_stopped_and_the_server_carries_on(tight):
-    """A board whose enumeration ignores its deadline and grows without bound: the worker is
-    killed at the hard limit (or stops at its memory cap), the request gets 503, and the next
-    request is answered."""
-    start = time.monotonic()
-    r = tight.post("/solve", json={"position": big_board(5, ["D"]), "time_limit": 0.1})
-    elapsed = time.monotonic() - start
-    assert r.status_code == 503, r.text
-    assert "hard limit" in r.json()["error"] or "memory" in r.json()["error"]
-    assert elapsed < 60
+def test_a_board_with_millions_of_routes_answers_within_its_limit(tight):
+    """A board whose routes run into the millions: the solve stops at its time limit and
+    answers with the best plan and an honest bound; the server carries on. (Jobs that overrun
+    their limit by the grace period are killed and answered 503: the safety net for a solve
+    that could not stop itself.)"""
+    r = tight.post("/solve", json={"position": big_board(5, ["D", "D"]), "time_limit": 0.1})
+    assert r.status_code == 200, r.text
+    answer = r.json()
+    assert answer["optimal"] is False and 0 < answer["revenue"] <= answer["upper_bound"]
     assert tight.get("/health").json()["status"] == "ok"
     assert tight.post("/solve", json={"position": DEMO}).json()["revenue"] == 480
 
