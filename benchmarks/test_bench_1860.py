@@ -16,7 +16,6 @@ from pathlib import Path
 import pytest
 
 import hexrail
-from hexrail.rules.g1860 import with_1860_trains
 
 CORPUS = Path(os.environ.get("HEXRAIL_CORPUS") or Path(__file__).resolve().parents[2] / "shared" / "corpus")
 FILE = CORPUS / "1860.jsonl"
@@ -57,7 +56,7 @@ def test_corpus_position(benchmark, key):
     from hexrail.io.g18xx import position_from_18xx
 
     data = POSITIONS[key]
-    pos = with_1860_trains(position_from_18xx(data))
+    pos = position_from_18xx(data)
     hexrail.solve(pos)  # compile and cache the track graph outside the timed region
     plan = benchmark.pedantic(hexrail.solve, args=(pos,), rounds=3, iterations=1)
     benchmark.extra_info.update({
