@@ -58,7 +58,8 @@ class ExtrasProfile(Profile):
 
     Halts pay a subsidy of 10; hexes carry bonus icons (``N``/``S``: +40 for a route with both;
     ``M``: +20 for one mine stop or +50 for two, exclusive; ``P``: +10 per port stop); the
-    options ``no_reentry`` (no route leaves a hex and comes back), ``bypass`` (how many full
+    options ``no_reentry`` (no route leaves a hex and comes back), ``no_red_to_red`` (no route
+    runs from one offboard to another), ``bypass`` (how many full
     cities the company's trains may pass through per round) and ``share_track``.
     """
 
@@ -76,6 +77,10 @@ class ExtrasProfile(Profile):
 
     def reentry_forbidden(self, pos, hex_):
         return bool(pos.option("no_reentry", False))
+
+    def end_class(self, pos, train, hex_, node):
+        # option no_red_to_red: offboards share an end class (no route joins two of them)
+        return 1 if node.kind == "offboard" and pos.option("no_red_to_red", False) else 0
 
     def bonuses(self, pos, train):
         return self.BONUSES
@@ -299,7 +304,8 @@ def positions(draw, min_hexes: int = 2, max_hexes: int = 12, max_big_hexes: int 
     rules: dict = {"profile": "generic"}
     state: dict = {}
     if extras:
-        options = {"no_reentry": draw(st.booleans()), "bypass": draw(st.integers(0, 1)),
+        options = {"no_reentry": draw(st.booleans()), "no_red_to_red": draw(st.booleans()),
+                   "bypass": draw(st.integers(0, 1)),
                    "share_track": draw(st.integers(0, 4)) == 0}
         rules = {"profile": ExtrasProfile.name, "options": options}
     if profile == "1860":

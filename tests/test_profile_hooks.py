@@ -135,3 +135,29 @@ def test_coupled_combiner_reports_optimal(objective):
     cells = [CITY.format(20), CITY.format(30), CITY.format(40)]
     plan = hexrail.solve(line(cells, ["2", "3"], {"home_route": True}), objective=objective)
     assert plan.optimal and plan.revenue == 90
+
+
+@register
+class EndClassTest(HookTest):
+    """Offboards share an end class: no route may run from one offboard to another."""
+
+    name = "hooktest-ends"
+
+    def end_class(self, pos, train, hex_, node):
+        return 1 if node.kind == "offboard" else 0
+
+
+def test_end_class_forbids_red_to_red():
+    # offboard 50 – token city 10 – offboard 60: a 3-train would run red to red (120)
+    cells = ["offboard=revenue:50", CITY.format(10), "offboard=revenue:60"]
+    doc = line(cells, ["3"], tokens={"A3": ["X"]})
+    assert solve(doc).revenue == 120
+    doc["rules"]["profile"] = "hooktest-ends"
+    plan = solve(doc)
+    assert plan.revenue == 70  # the city and the better offboard
+    from hexrail.search.reference import reference_solve
+
+    assert reference_solve(doc).value == 70
+    red_to_red = {"routes": [{"train": "3-0", "stops": ["A1-0", "A3-0", "A5-0"]}]}
+    report = hexrail.validate(doc, red_to_red)
+    assert not report.legal and "A1-0 to A5-0" in report.routes[0].errors[0]

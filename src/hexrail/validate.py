@@ -378,6 +378,14 @@ def _end_errors(board: _Board, train: Train, walk: _Walk) -> list[str]:
         elif not board.profile.can_end(board.pos, train, board.hex(node_ref[0]), node):
             errors.append(f"route {verb} at {_node_str(node_ref)}, a {node.kind} where a "
                           f"{train.name} train may not start or end")
+    if not walk.start.is_edge and not walk.end.is_edge:
+        first = (walk.hexes[0], walk.start.node)
+        last = (walk.hexes[-1], walk.end.node)
+        classes = [board.profile.end_class(board.pos, train, board.hex(r[0]), board.node(r))
+                   for r in (first, last)]
+        if first != last and classes[0] and classes[0] == classes[1]:
+            errors.append(f"route runs from {_node_str(first)} to {_node_str(last)}, two ends of "
+                          f"a kind no route may join")
     count = len(_stops(board, walk))
     if count < train.spec.min_stops:
         errors.append(f"visits {count} stop{'s' * (count != 1)}, a route needs at least "

@@ -40,6 +40,7 @@ class TrainData:
     node_optional: np.ndarray  # bool: may be passed without counting
     node_block: np.ndarray  # int8: 0 free, 1 passable with a bypass, 2 never passed through
     node_can_end: np.ndarray  # bool
+    node_end_class: np.ndarray  # int64: a route's two ends may not share a nonzero class
     node_anchor_rank: np.ndarray  # int64: anchors (tokened stops) ranked, -1 otherwise
     node_groups: np.ndarray  # int64 bitmask of the stop's groups (one stop per group)
     node_value: np.ndarray  # int64: revenue when counted
@@ -71,8 +72,8 @@ class TrainData:
     def key(self) -> bytes:
         """Two trains with equal keys have the same candidate routes."""
         parts = [self.node_kidx, self.node_cost, self.node_optional, self.node_block,
-                 self.node_can_end, self.node_anchor_rank, self.node_value, self.node_subsidy,
-                 self.node_weight, self.node_tags, self.visit_cap, self.pay_cap,
+                 self.node_can_end, self.node_end_class, self.node_anchor_rank, self.node_value,
+                 self.node_subsidy, self.node_weight, self.node_tags, self.visit_cap, self.pay_cap,
                  np.array([self.hex_limit, self.min_stops, self.max_bypass])]
         return b"".join(p.tobytes() for p in parts) + repr(self.bonuses).encode()
 
@@ -86,6 +87,7 @@ def lower_train(pos: Position, graph: TrackGraph, profile: Profile, train: Train
     optional = np.zeros(n, np.bool_)
     block = np.zeros(n, np.int8)
     can_end = np.zeros(n, np.bool_)
+    end_class = np.zeros(n, np.int64)
     anchor = np.zeros(n, np.bool_)
     groups = np.zeros(n, np.int64)
     value = np.zeros(n, np.int64)
@@ -115,6 +117,7 @@ def lower_train(pos: Position, graph: TrackGraph, profile: Profile, train: Train
             cost[i] = node.visit_cost
             optional[i] = profile.is_optional(pos, train, h, node)
             can_end[i] = profile.can_end(pos, train, h, node)
+            end_class[i] = profile.end_class(pos, train, h, node)
             anchor[i] = profile.is_anchor(pos, train, h, node) if spec.requires_token else True
             value[i] = profile.stop_value(pos, train, h, node)
             subsidy[i] = profile.stop_subsidy(pos, train, h, node)
@@ -143,8 +146,8 @@ def lower_train(pos: Position, graph: TrackGraph, profile: Profile, train: Train
 
     return TrainData(
         train=train, node_kidx=kidx, node_cost=cost, node_optional=optional, node_block=block,
-        node_can_end=can_end, node_anchor_rank=rank, node_groups=groups, node_value=value,
-        node_subsidy=subsidy, node_weight=weight, node_tags=tags,
+        node_can_end=can_end, node_end_class=end_class, node_anchor_rank=rank, node_groups=groups,
+        node_value=value, node_subsidy=subsidy, node_weight=weight, node_tags=tags,
         visit_cap=row_caps(spec, "visit"), pay_cap=row_caps(spec, "pay"),
         hex_limit=spec.hexes, min_stops=spec.min_stops,
         hex_noreenter=np.array([profile.reentry_forbidden(pos, h) for h in pos.hexes], np.bool_),

@@ -99,6 +99,11 @@ class Profile:
         """May a route of this train start or end at `node`?"""
         return node.is_stop
 
+    def end_class(self, pos: Position, train: Train, hex_: Hex, node: Node) -> int:
+        """Routes may not start and end at two stops of the same nonzero class (e.g. 1862: no
+        route from one red offboard to another, nor from port to port)."""
+        return 0
+
     def is_anchor(self, pos: Position, train: Train, hex_: Hex, node: Node) -> bool:
         """Does the route count as tokened when it visits this node? (own token city)"""
         return any(t is not None and t.company == pos.company for t in hex_.slots(node.index))

@@ -169,8 +169,8 @@ def enumerate_anchor(
         anchor, n_nodes, n_hexes,
         adj_ptr, adj_chain, adj_end, chain_ends, chain_side, chain_terminal, chain_crossings,
         chain_hex_ptr, chain_hexes, chain_res, vertex_res, node_hex,
-        node_kidx, node_cost, node_optional, node_block, node_can_end, node_anchor_rank,
-        node_groups, node_value, node_subsidy, node_weight, node_tags,
+        node_kidx, node_cost, node_optional, node_block, node_can_end, node_end_class,
+        node_anchor_rank, node_groups, node_value, node_subsidy, node_weight, node_tags,
         visit_cap, pay_cap, hex_limit, min_stops, hex_noreenter, max_bypass,
         bonus_cond_ptr, bonus_cond_tag, bonus_cond_min, bonus_amount, bonus_group,
         bonus_per_count, n_bonus_groups,
@@ -186,7 +186,6 @@ def enumerate_anchor(
     output buffer needs to grow, PAUSE after `budget` steps (so the caller can watch a deadline);
     after FULL or PAUSE call again with the same arrays to go on.
     """
-    n_vertices = adj_ptr.shape[0] - 1
     words = out_res.shape[1]
     depth_cap = frames.shape[1]
     my_rank = node_anchor_rank[anchor]
@@ -401,6 +400,10 @@ def enumerate_anchor(
             d = nd
             # a phase-2 arrival at a stop that may end a route: the route A…T…B
             emit = phase == 2 and is_stop == 1 and node_can_end[u] and n_stops >= min_stops
+            if emit:
+                # the two ends may not share a class (e.g. red offboard to red offboard)
+                cls = node_end_class[u]
+                emit = cls == 0 or node_end_class[f_vertex[split - 1]] != cls
 
         if not emit:
             continue

@@ -177,6 +177,8 @@ class _Board:
         self.blocks = {key: profile.blocks(pos, train, self.hex[key[0]], n) for key, n in self.node.items()}
         self.can_end = {key: n.is_stop and profile.can_end(pos, train, self.hex[key[0]], n)
                         for key, n in self.node.items()}
+        self.end_class = {key: profile.end_class(pos, train, self.hex[key[0]], n)
+                          for key, n in self.node.items()}
         self.anchor = {key: profile.is_anchor(pos, train, self.hex[key[0]], n)
                        for key, n in self.node.items()}
         self.optional = {key: profile.is_optional(pos, train, self.hex[key[0]], n)
@@ -345,7 +347,10 @@ def _arrive_node(board: _Board, walk: _Walk, u: NodeKey, path: Path, groups: set
         walk.stops.append(u)
     # Distance is monotone: if the mandatory stops no longer fit, no longer walk will.
     if not is_stop or fits(_mandatory(board, walk.stops)):
-        if is_stop and board.can_end[u]:
+        start = walk.nodes[0]
+        cls = board.end_class[start]
+        joins_same_class = start != u and cls and board.end_class[u] == cls
+        if is_stop and board.can_end[u] and not joins_same_class:
             yield _snapshot(walk)
         yield from _leave_node(board, walk, u, path, groups | new_groups, max_bypass, hex_limit, fits)
     if is_stop:

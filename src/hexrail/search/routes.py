@@ -88,7 +88,7 @@ def enumerate_routes(graph: TrackGraph, td: TrainData, *, deadline: float | None
                 graph.chain_hex_ptr, graph.chain_hexes, graph.chain_res, graph.vertex_res,
                 graph.node_hex,
                 td.node_kidx, td.node_cost, td.node_optional, td.node_block, td.node_can_end,
-                td.node_anchor_rank, td.node_groups, td.node_value, td.node_subsidy,
+                td.node_end_class, td.node_anchor_rank, td.node_groups, td.node_value, td.node_subsidy,
                 td.node_weight, td.node_tags, td.visit_cap, td.pay_cap, td.hex_limit,
                 td.min_stops, td.hex_noreenter, td.max_bypass,
                 td.bonus_cond_ptr, td.bonus_cond_tag, td.bonus_cond_min, td.bonus_amount,
