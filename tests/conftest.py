@@ -82,3 +82,19 @@ def warm_solver() -> float:
     from hexrail.io.g18xx import warm_up
 
     return warm_up()
+
+
+def line_hexes(cells: list[str], tokens: dict | None = None) -> dict:
+    """Hexes A1, A3, ... of a flat map joined north-south. `cells` are node parts in tile
+    notation (``""`` for plain track); `tokens` maps hex ids to slot lists (default: X in A1)."""
+    hexes = {}
+    for k, node in enumerate(cells):
+        sides = [s for s, ok in ((3, k > 0), (0, k < len(cells) - 1)) if ok]
+        if node:
+            code = ";".join([node] + [f"path=a:{s},b:_0" for s in sides])
+        else:
+            code = f"path=a:{sides[0]},b:{sides[1]}"
+        hexes[f"A{2 * k + 1}"] = {"tile": code}
+    for hex_id, slots in (tokens or {"A1": ["X"]}).items():
+        hexes[hex_id]["tokens"] = slots
+    return hexes

@@ -21,7 +21,7 @@ import time
 from dataclasses import replace
 
 import pytest
-from conftest import corpus_missing, corpus_params, corpus_positions, position_id
+from conftest import line_hexes, corpus_missing, corpus_params, corpus_positions, position_id
 
 import hexrail
 from hexrail.errors import HexrailError
@@ -69,17 +69,7 @@ def line(cells: list[str], trains: list, *, tokens: dict | None = None, options:
     `cells` are node parts in tile notation (``""`` for plain track); `tokens` maps hex ids to
     slot lists (default: X in A1); `extra` adds or replaces hexes.
     """
-    hexes = {}
-    for k, node in enumerate(cells):
-        hex_id = f"A{2 * k + 1}"
-        sides = [s for s, ok in ((3, k > 0), (0, k < len(cells) - 1)) if ok]
-        if node:
-            code = ";".join([node] + [f"path=a:{s},b:_0" for s in sides])
-        else:
-            code = f"path=a:{sides[0]},b:{sides[1]}"
-        hexes[hex_id] = {"tile": code}
-    for hex_id, slots in (tokens or {"A1": [X]}).items():
-        hexes[hex_id]["tokens"] = slots
+    hexes = line_hexes(cells, tokens)
     hexes.update(extra or {})
     companies = {X, Y} | {t if isinstance(t, str) else t["company"]
                           for slots in (tokens or {}).values() for t in slots if t is not None}

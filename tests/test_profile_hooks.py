@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 import hexrail
+from conftest import line_hexes
 from hexrail.rules import Bonus, PlanRules, Profile, register
 
 
@@ -35,17 +36,7 @@ class HookTest(Profile):
 def line(cells: list[str], trains: list[str], options: dict | None = None, extra: dict | None = None,
          tokens: dict | None = None) -> dict:
     """A flat column of hexes A1, A3, ... joined north-south; `cells` are node codes or ''."""
-    hexes = {}
-    for k, node in enumerate(cells):
-        hex_id = f"A{2 * k + 1}"
-        sides = [s for s, ok in ((3, k > 0), (0, k < len(cells) - 1)) if ok]
-        if node:
-            code = ";".join([node] + [f"path=a:{s},b:_0" for s in sides])
-        else:
-            code = f"path=a:{sides[0]},b:{sides[1]}"
-        hexes[hex_id] = {"tile": code}
-    for hex_id, toks in (tokens or {"A1": ["X"]}).items():
-        hexes[hex_id]["tokens"] = toks
+    hexes = line_hexes(cells, tokens)
     hexes.update(extra or {})
     return {"layout": "flat", "company": "X",
             "companies": [{"id": "X", "home": "A1"}, {"id": "Y"}],
