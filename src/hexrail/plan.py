@@ -36,12 +36,26 @@ class RoutePlan:
         out = {
             "train": self.train, "train_name": self.train_name, "revenue": self.revenue,
             "subsidy": self.subsidy, "stops": list(self.stops), "paid": list(self.paid),
+            "unpaid": [s for s in self.stops if s not in self.paid],
             "hexes": list(self.hexes), "paths": list(self.paths),
             "bonuses": [{"name": n, "amount": a} for n, a in self.bonuses],
             "crossings": self.crossings,
         }
         out.update(self.extra)
         return out
+
+
+@dataclass(frozen=True)
+class RouteSet:
+    """Routes joined end to end and paid as one (1862's freight sets): the set's two end stops
+    pay, plus ``bonus`` for the distance between them (counted in the first train's revenue)."""
+
+    trains: tuple[str, ...]
+    ends: tuple[str, str]
+    bonus: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"trains": list(self.trains), "ends": list(self.ends), "bonus": self.bonus}
 
 
 @dataclass(frozen=True)
@@ -63,6 +77,7 @@ class Plan:
     company: str = ""
     timings: dict = field(default_factory=dict, compare=False)
     stats: dict = field(default_factory=dict, compare=False)
+    sets: tuple[RouteSet, ...] = ()
     # The position the plan was made for (set by the solver; used to draw the plan).
     position: Any = field(default=None, compare=False, repr=False)
 
@@ -85,6 +100,7 @@ class Plan:
             "optimal": self.optimal,
             "upper_bound": self.upper_bound,
             "routes": [r.to_json() for r in self.routes],
+            **({"sets": [s.to_json() for s in self.sets]} if self.sets else {}),
             "timings": self.timings,
             "stats": self.stats,
         }

@@ -34,6 +34,12 @@ class Bonus:
     per_count: bool = False
 
 
+# How a train's routes join others end to end (`Profile.set_role`).
+SET_NONE = 0  # the route stands alone
+SET_PERMANENT = 1  # joins a set; several sets may exist
+SET_TEMPORARY = 2  # all such trains must be in one set, which holds a permanent one if sets are many
+
+
 @dataclass(frozen=True, slots=True)
 class PlanRules:
     """Rules that couple the routes of one company."""
@@ -65,6 +71,25 @@ class Profile:
         """The rows `train` runs with in this position (a title may change them with the
         game's state, e.g. a leased or nationalized train); by default its own spec."""
         return train.spec
+
+    def may_run(self, pos: Position, train: Train) -> str:
+        """Why `train` may not run this round (e.g. no permit for its kind); "" if it may."""
+        return ""
+
+    def hex_subsidy(self, pos: Position, train: Train) -> int:
+        """Subsidy per hex the train's route covers; a hex pays once across all the company's
+        routes with such a subsidy."""
+        return 0
+
+    def set_role(self, pos: Position, train: Train) -> int:
+        """Whether the train's routes form *sets* with others joined end to end (`SET_NONE`,
+        `SET_PERMANENT` or `SET_TEMPORARY`). A set member is paid only for the ends of its set,
+        plus `set_bonus` of those ends."""
+        return SET_NONE
+
+    def set_bonus(self, pos: Position, a: tuple[Hex, Node], b: tuple[Hex, Node]) -> int:
+        """What a set with end stops `a` and `b` earns on top of the two stops' values."""
+        return 0
 
     # -- stops, per train -----------------------------------------------------------------
     def stop_value(self, pos: Position, train: Train, hex_: Hex, node: Node) -> int:
