@@ -15,9 +15,9 @@ from hexrail.graph.track import TrackGraph, compile_track
 from hexrail.graph.trains import TrainData, lower_train, name_bonuses
 from hexrail.io.native import load_position
 from hexrail.model.position import Position
-from hexrail.plan import Plan, RoutePlan
+from hexrail.plan import Plan, RoutePlan, RouteSet
 from hexrail.rules import PlanRules, Profile, ruled
-from hexrail.search.routes import Candidates, enumerate_routes
+from hexrail.search.routes import Candidates, enumerate_routes, no_routes
 
 OBJECTIVES = ("income", "revenue")
 TIE_SCALE = 1 << 24  # income * TIE_SCALE + revenue orders plans by income, then revenue
@@ -41,9 +41,17 @@ class Prepared:
     groups: list[int]  # equal for trains whose candidates are the same
     objective: str
     timings: dict
+    hex_subsidy: list[int]  # per train: subsidy per hex its route covers (paid once per hex)
+    set_role: list[int]  # per train: how its route joins sets (rules.base SET_*)
 
     def graph_of(self, t: int) -> TrackGraph:
         return self.graphs[self.trains[t].train.spec.track]
+
+    @property
+    def coupled(self) -> bool:
+        """Do the routes' earnings depend on each other (beyond sharing no track)?"""
+        return (self.rules.stops_pay_once or self.rules.max_bypass > 1 or any(self.hex_subsidy)
+                or any(self.set_role))
 
     @property
     def complete(self) -> bool:
@@ -67,15 +75,19 @@ def prepare(position: Any, *, objective: str = "income", deadline: float | None 
     candidates: list[Candidates] = []
     cache: dict[int, Candidates] = {}
     for td in trains:
-        key = td.key() + td.train.spec.track.encode()
+        barred = profile.may_run(pos, td.train)  # e.g. no permit: the train stays idle
+        key = td.key() + td.train.spec.track.encode() + barred.encode()
         group = by_key.setdefault(key, len(by_key))
         groups.append(group)
         if group not in cache:
-            cache[group] = enumerate_routes(graphs[td.train.spec.track], td, deadline=deadline,
-                                            objective=objective)
+            graph = graphs[td.train.spec.track]
+            cache[group] = no_routes(graph.chain_res.shape[1]) if barred else \
+                enumerate_routes(graph, td, deadline=deadline, objective=objective)
         candidates.append(cache[group])
     timings["enumerate"] = time.perf_counter() - t1
-    return Prepared(pos, profile, rules, graphs, trains, candidates, groups, objective, timings)
+    return Prepared(pos, profile, rules, graphs, trains, candidates, groups, objective, timings,
+                    [profile.hex_subsidy(pos, t) for t in pos.trains],
+                    [profile.set_role(pos, t) for t in pos.trains])
 
 
 def _resources(prep: Prepared, t: int) -> np.ndarray:
@@ -98,7 +110,7 @@ def choose(prep: Prepared, *, deadline: float | None = None) -> Selection:
     routes and larger bypass budgets need the CP-SAT model.
     """
     rules = prep.rules
-    if rules.stops_pay_once or rules.max_bypass > 1:
+    if prep.coupled:
         from hexrail.combine.cpsat import combine_coupled
 
         return combine_coupled(prep, deadline=deadline)
@@ -107,7 +119,7 @@ def choose(prep: Prepared, *, deadline: float | None = None) -> Selection:
     values = [c.value(prep.objective) * scale + (c.revenue if scale > 1 else 0)
               for c in prep.candidates]
     res = [_resources(prep, t) for t in range(len(prep.trains))]
-    stops = [_stop_bits(prep, t) for t in range(len(prep.trains))] \
+    stops = [prep.candidates[t].stop_bits(prep.graph_of(t).n_nodes) for t in range(len(prep.trains))] \
         if rules.home_route or rules.intersect else None
     home = None
     if rules.home_route:
@@ -122,21 +134,6 @@ def choose(prep: Prepared, *, deadline: float | None = None) -> Selection:
     sel = combine_disjoint(values, res, prep.groups, deadline=deadline, home=home,
                            stops=stops if rules.intersect else None)
     return replace(sel, value=sel.value // scale, upper_bound=sel.upper_bound // scale)
-
-
-def _stop_bits(prep: Prepared, t: int) -> np.ndarray:
-    """Per candidate of train t (sorted order), a bitset of the stops it visits."""
-    cands = prep.candidates[t]
-    n_nodes = prep.graph_of(t).n_nodes
-    words = max(1, (n_nodes + 63) // 64)
-    bits = np.zeros((len(cands), words), np.uint64)
-    lengths = (cands.node_ptr[1:] - cands.node_ptr[:-1])[cands.src]
-    rows = np.repeat(np.arange(len(cands)), lengths)
-    starts = cands.node_ptr[cands.src]
-    offsets = np.arange(int(lengths.sum())) - np.repeat(np.cumsum(lengths) - lengths, lengths)
-    nodes = cands.nodes[np.repeat(starts, lengths) + offsets]
-    np.bitwise_or.at(bits, (rows, nodes >> 6), np.uint64(1) << (nodes & 63).astype(np.uint64))
-    return bits
 
 
 def route_plan(prep: Prepared, t: int, i: int, *, revenue: int | None = None,
@@ -201,6 +198,9 @@ def solve(position: Any, time_limit: float | None = None, *, objective: str = "i
         routes.append(r)
         revenue += r.revenue
         subsidy += r.subsidy
+    sets = tuple(RouteSet(tuple(prep.trains[t].train.id for t in trains),
+                          tuple(prep.graphs[next(iter(prep.graphs))].node_ref[e] for e in ends), bonus)
+                 for trains, ends, bonus in sel.sets)
     upper = sel.upper_bound if prep.complete else max(sel.upper_bound, _loose_bound(prep))
     value = revenue + subsidy if objective == "income" else revenue
     # a plan that reaches the bound is proven best, however the search was cut short
@@ -210,7 +210,7 @@ def solve(position: Any, time_limit: float | None = None, *, objective: str = "i
         routes=tuple(routes), revenue=revenue, subsidy=subsidy, optimal=optimal,
         upper_bound=max(upper, value) if not optimal else value, objective=objective,
         profile=prep.position.rules.profile, company=prep.position.company,
-        position=prep.position,
+        position=prep.position, sets=sets,
         timings={k: round(v, 6) for k, v in prep.timings.items()},
         stats={"candidates": {td.train.id: len(c) for td, c in zip(prep.trains, prep.candidates)},
                "combine_nodes": sel.nodes, "vertices": prep.graphs[next(iter(prep.graphs))].n_vertices

@@ -21,9 +21,9 @@ a plan says makes it raise (a malformed position or plan document still raises `
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from hexrail.errors import HexrailError
 from hexrail.io.native import load_position
@@ -31,8 +31,8 @@ from hexrail.model.hexgrid import opposite
 from hexrail.model.position import Hex, Position, Train
 from hexrail.model.tile import End, Node, Path
 from hexrail.model.trains import ALL_KINDS, UNLIMITED, Row
-from hexrail.plan import Plan, RoutePlan, plan_from_json
-from hexrail.rules.base import PlanRules, Profile, ruled
+from hexrail.plan import Plan, RoutePlan, RouteSet, plan_from_json
+from hexrail.rules.base import SET_NONE, SET_TEMPORARY, PlanRules, Profile, ruled
 
 OBJECTIVES = ("income", "revenue")
 
@@ -96,6 +96,7 @@ class PlanReport:
     errors: tuple[str, ...] = ()
     revenue: int = 0
     subsidy: int = 0
+    sets: tuple[RouteSet, ...] = ()  # routes joined end to end and paid as one (`set_role`)
 
     @property
     def legal(self) -> bool:
@@ -113,6 +114,7 @@ class PlanReport:
             "legal": self.legal, "errors": list(self.errors), "revenue": self.revenue,
             "subsidy": self.subsidy, "total": self.total,
             "routes": [r.to_json() for r in self.routes],
+            **({"sets": [x.to_json() for x in self.sets]} if self.sets else {}),
         }
 
     def table(self) -> str:
@@ -784,6 +786,9 @@ def _check_route(board: _Board, route: _Route, trains: dict[str, Train], busy: s
     if plan.train in busy:
         route.errors.append(f"train {plan.train} runs more than one route")
     busy.add(plan.train)
+    barred = board.profile.may_run(board.pos, train)
+    if barred:
+        route.errors.append(f"train {plan.train} ({train.name}) may not run: {barred}")
     if plan.paths:
         parsed = [_parse_path_ref(board, p) for p in plan.paths]
         bad = [why for ref, why in parsed if ref is None]
@@ -902,11 +907,215 @@ def _intersect_errors(board: _Board, routes: list[_Route]) -> list[str]:
             f"the route of train {walked[0].plan.train} and those joined to it"]
 
 
-def _settle_declared(board: _Board, routes: list[_Route]) -> dict[int, _Pay]:
+# -- routes joined end to end: sets (`Profile.set_role`) ------------------------------------------
+
+K = TypeVar("K", bound=Hashable)
+N = TypeVar("N", bound=Hashable)
+
+
+def build_sets(ends: dict[K, tuple[N, N]], temporary: set[K] | frozenset[K]) -> list[list[K]]:
+    """Group the routes of set trains into sets joined end to end, as 18xx.games does.
+
+    `ends` maps each route (any key), in plan order, to its first and last stop; `temporary`
+    holds the routes of `SET_TEMPORARY` trains. The first set grows from the first temporary
+    route, the next ones from the first route left. A set grows from both ends of its first
+    route along routes that end where it ends; where several routes end at one stop, it takes
+    the branch holding a temporary route if any, else the longest (the first on ties), and the
+    other branches are left for later sets. Every route lands in exactly one set; each set lists
+    the route it grew from first. This follows the engine's ``build_freight_sets`` step by step.
+
+    >>> build_sets({"a": ("A", "B"), "b": ("C", "B"), "c": ("D", "E")}, set())
+    [['a', 'b'], ['c']]
+    """
+    stops = dict(ends)
+    sets: list[list[K]] = []
+    first = next((k for k in stops if k in temporary), None)
+    if first is not None:
+        sets.append(_create_set(first, stops, temporary))
+    while stops:
+        sets.append(_create_set(next(iter(stops)), stops, temporary))
+    return sets
+
+
+def _unique(items: list) -> list:
+    return list(dict.fromkeys(items))
+
+
+def _create_set(route: K, stops: dict, temporary: Any) -> list[K]:
+    a, b = stops[route]
+    out = [route]
+    out += _set_from_node(a, route, stops, temporary)
+    out += _set_from_node(b, route, stops, temporary)
+    return _unique(out)
+
+
+def _set_from_node(node: N, route: K, stops: dict, temporary: Any) -> list[K]:
+    """The routes continuing the set from `node`, the end of `route` (taken out of `stops`)."""
+    stops.pop(route, None)
+    if not stops:
+        return []
+    meeting = [r for r in stops if node in stops[r]]
+    if len(meeting) == 1:
+        return _one_way_set(node, meeting[0], [meeting[0]], stops, temporary)
+    if not meeting:
+        return []
+    branches = [_one_way_set(node, r, [], dict(stops), temporary) for r in meeting]
+    branch = next((br for br in branches if any(r in temporary for r in br)), None)
+    if branch is None:
+        branch = max(branches, key=len)  # the first of the longest
+    for r in branch:
+        stops.pop(r, None)
+    return branch
+
+
+def _one_way_set(came_from: N, route: K, out: list[K], stops: dict, temporary: Any) -> list[K]:
+    out.append(route)
+    a, b = stops[route]
+    if a != came_from:
+        out += _set_from_node(a, route, stops, temporary)
+    if b != came_from:
+        out += _set_from_node(b, route, stops, temporary)
+    return _unique(out)
+
+
+def set_ends(ends: Sequence[tuple[N, N]]) -> list[N]:
+    """The ends of a set whose routes (in set order) start and end at these stops: the stops
+    that end exactly one of them, in order of appearance; a loop (no such stop) ends twice at
+    the first stop. (One end only is a broken set; the caller says so.)
+
+    >>> set_ends([("A", "B"), ("C", "B")]), set_ends([("A", "B"), ("B", "A")])
+    (['A', 'C'], ['A', 'A'])
+    """
+    count: dict[N, int] = {}
+    for a, b in ends:
+        count[a] = count.get(a, 0) + 1
+        count[b] = count.get(b, 0) + 1
+    once = [n for n, k in count.items() if k == 1]
+    if not once and count:
+        first = next(iter(count))
+        return [first, first]
+    return once
+
+
+@dataclass(frozen=True)
+class _Set:
+    """One set: its routes (indices, the first earns the bonus), its ends and its bonus."""
+
+    members: tuple[int, ...]
+    ends: tuple[NodeRef, ...]
+    bonus: int
+
+
+def _set_end(board: _Board, routes: list[_Route], group: list[int],
+             end: NodeRef) -> tuple[Hex, Node, Hex]:
+    """A set's end for `Profile.set_bonus`: its hex, its node, and the hex the set's track
+    enters it from (the next hex along the first route of the set that stops there; the end's
+    own hex for a route without track)."""
+    hex_ = board.hex(end[0])
+    for i in group:
+        walk = routes[i].walk
+        stops = _stops(board, walk)
+        if end not in stops:
+            continue
+        hexes = [ref[0] for ref in walk.paths]
+        if end != stops[0]:
+            hexes.reverse()
+        return hex_, board.node(end), board.hex(hexes[1] if len(hexes) > 1 else end[0])
+    return hex_, board.node(end), hex_
+
+
+def _route_sets(board: _Board,
+                routes: list[_Route]) -> tuple[list[_Set], list[str], dict[int, list[NodeRef]]]:
+    """The sets the legal routes of set trains form, the rules they break, and per such route
+    the stops it may be paid for: the ends of its set that are its own ends."""
+    pos, profile = board.pos, board.profile
+    role = {i: profile.set_role(pos, r.train) for i, r in enumerate(routes) if r.legal}
+    members = [i for i, k in role.items() if k != SET_NONE]
+    payable: dict[int, list[NodeRef]] = {i: [] for i in members}  # a route without track: nothing
+    ends = {}
+    for i in members:
+        if routes[i].walk.paths:
+            stops = _stops(board, routes[i].walk)
+            ends[i] = (stops[0], stops[-1])
+    temporary = {i for i in ends if role[i] == SET_TEMPORARY}
+    sets: list[_Set] = []
+    errors: list[str] = []
+    for group in build_sets(ends, temporary):
+        stops = set_ends([ends[i] for i in group])
+        names = ", ".join(routes[i].plan.train for i in group)
+        bonus = 0
+        if len(stops) == 1:
+            errors.append(f"the routes of trains {names} join end to end with one end only "
+                          f"({_node_str(stops[0])})")
+        else:
+            bonus = profile.set_bonus(pos, _set_end(board, routes, group, stops[0]),
+                                      _set_end(board, routes, group, stops[-1]))
+        for i in group:
+            payable[i] = [e for e in _unique(stops) if e in ends[i]]
+        sets.append(_Set(tuple(group), tuple(stops), bonus))
+
+    def shown(s: _Set) -> str:
+        return "+".join(routes[i].plan.train for i in s.members)
+
+    mixed = [s for s in sets if any(i in temporary for i in s.members)]
+    if len(mixed) > 1:
+        errors.append("all non-permanent set trains need to connect end to end, into one set; "
+                      f"they are in {len(mixed)} sets ({'; '.join(map(shown, mixed))})")
+    elif mixed and all(i in temporary for i in mixed[0].members) and len(sets) > 1:
+        errors.append(f"non-permanent set trains must connect to a permanent one: the set "
+                      f"{shown(mixed[0])} holds none while {len(sets)} sets run")
+    return sets, errors, payable
+
+
+def _hex_subsidies(board: _Board, routes: list[_Route]) -> dict[int, int]:
+    """Per legal route of a train with a hex subsidy: the subsidy times the hexes its track
+    passes that no earlier such route (plan order) passed."""
+    out: dict[int, int] = {}
+    covered: set[str] = set()
+    for i, route in enumerate(routes):
+        if not route.legal:
+            continue
+        rate = board.profile.hex_subsidy(board.pos, route.train)
+        if rate <= 0:
+            continue
+        hexes = {ref[0] for ref in route.walk.paths}
+        out[i] = rate * len(hexes - covered)
+        covered |= hexes
+    return out
+
+
+# -- pay ---------------------------------------------------------------------------------------------
+
+
+def _location(board: _Board, ref: NodeRef) -> Hashable:
+    """Where a stop pays once (with `PlanRules.stops_pay_once`): its first group (all the hexes
+    of one offboard area are one location), else the stop itself."""
+    groups = board.node(ref).groups
+    return ("group", groups[0]) if groups else ref
+
+
+def _pay_of(board: _Board, train: Train, paid: frozenset[NodeRef]) -> _Pay:
+    """What a route earns when paid for exactly `paid`."""
+    stops = [_stop_info(board, train, ref) for ref in paid]
+    revenue = sum(s.value for s in stops)
+    subsidy = sum(s.subsidy for s in stops)
+    score = revenue + subsidy if board.objective == "income" else revenue
+    return _Pay(frozenset(paid), revenue, subsidy, (score, revenue))
+
+
+def _set_pay(board: _Board, train: Train, refs: list[NodeRef],
+             unpayable: frozenset[NodeRef] = frozenset()) -> _Pay:
+    """A set route is paid for each of `refs` (its set's ends among its own) not in `unpayable`;
+    its other stops pay nothing."""
+    return _pay_of(board, train, frozenset(r for r in refs if r not in unpayable))
+
+
+def _settle_declared(board: _Board, routes: list[_Route],
+                     payable: dict[int, list[NodeRef]]) -> dict[int, _Pay]:
     """Each legal route paid for the stops its plan declares; a declared choice the train
-    cannot be paid for, or a stop paid twice where stops pay once, makes the route illegal."""
+    cannot be paid for makes the route illegal. A set route is paid for its set's ends among
+    its own ends, whatever it declares (18xx.games derives them from the sets)."""
     pays: dict[int, _Pay] = {}
-    paid_by: dict[NodeRef, int] = {}
     for i, route in enumerate(routes):
         if not route.legal:
             continue
@@ -919,35 +1128,45 @@ def _settle_declared(board: _Board, routes: list[_Route]) -> dict[int, _Pay]:
             declared.append(ref)
         if not route.legal:
             continue
+        if i in payable:
+            pays[i] = _set_pay(board, route.train, payable[i])
+            continue
         pay = _declared_pay(board, route.train, stops, frozenset(declared))
         if pay is None:
             route.errors.append(f"the train cannot be paid for exactly {', '.join(route.plan.paid)}")
             continue
-        if board.rules.stops_pay_once:
-            for ref in pay.paid:
-                if ref in paid_by:
-                    route.errors.append(f"{_node_str(ref)} is paid to train "
-                                        f"{routes[paid_by[ref]].plan.train} already")
-                paid_by.setdefault(ref, i)
-        if route.legal:
-            pays[i] = pay
+        pays[i] = pay
     return pays
 
 
-def _settle_pay(board: _Board, routes: list[_Route]) -> dict[int, _Pay]:
-    """Each legal route's best pay. When a stop pays once across all routes, try every way of
-    giving each shared stop to one of the routes visiting it, and keep the best total.
-    When the plan says which stops each route is paid for, that choice is checked instead."""
+def _settle_pay(board: _Board, routes: list[_Route],
+                payable: dict[int, list[NodeRef]]) -> dict[int, _Pay]:
+    """Each legal route's best pay. When a location pays once across all routes, try every way
+    of giving each shared location to one of the routes that may be paid for it, and keep the
+    best total (so best-of trains choose their paid stops jointly). A set route may be paid only
+    for the stops in `payable`.
+
+    When the plan says which stops each route is paid for, that choice is checked; it is what
+    the routes earn unless locations pay once. Then the rules, not the plan, choose every
+    route's paid stops, jointly (18xx.games recomputes them from the routes and pays a stop
+    listed by two routes once), so the lists are only checked and the best choice is paid.
+    """
     legal = [i for i, r in enumerate(routes) if r.legal]
-    if legal and all(routes[i].plan.paid for i in legal):
-        return _settle_declared(board, routes)
+    if any(routes[i].plan.paid for i in legal) and all(routes[i].plan.paid or i in payable
+                                                       for i in legal):
+        pays = _settle_declared(board, routes, payable)
+        if not board.rules.stops_pay_once:
+            return pays
+        legal = [i for i in legal if routes[i].legal]
     stops = {i: _stops(board, routes[i].walk) for i in legal}
-    shared: dict[NodeRef, list[int]] = {}
+    candidates = {i: payable.get(i, stops[i]) for i in legal}
+    where = {ref: _location(board, ref) for i in legal for ref in candidates[i]}
+    shared: dict[Hashable, list[int]] = {}
     if board.rules.stops_pay_once:
         for i in legal:
-            for ref in stops[i]:
-                shared.setdefault(ref, []).append(i)
-        shared = {ref: owners for ref, owners in shared.items() if len(owners) > 1}
+            for ref in candidates[i]:
+                shared.setdefault(where[ref], []).append(i)
+        shared = {loc: owners for loc, owners in shared.items() if len(owners) > 1}
     best: dict[int, _Pay] | None = None
     best_score = None
     cache: dict[tuple[int, frozenset[NodeRef]], _Pay | None] = {}
@@ -955,9 +1174,12 @@ def _settle_pay(board: _Board, routes: list[_Route]) -> dict[int, _Pay]:
         given = dict(zip(shared, owners))
         pays = {}
         for i in legal:
-            unpayable = frozenset(ref for ref, owner in given.items() if owner != i and i in shared[ref])
+            unpayable = frozenset(ref for ref in candidates[i] if given.get(where[ref], i) != i)
             if (i, unpayable) not in cache:
-                cache[i, unpayable] = _best_pay(board, routes[i].train, stops[i], unpayable)
+                train = routes[i].train
+                cache[i, unpayable] = (_set_pay(board, train, candidates[i], unpayable)
+                                       if i in payable else
+                                       _best_pay(board, train, stops[i], unpayable))
             pays[i] = cache[i, unpayable]
         score = tuple(map(sum, zip(*(p.score for p in pays.values())))) or (0, 0)
         if best_score is None or score > best_score:
@@ -965,7 +1187,8 @@ def _settle_pay(board: _Board, routes: list[_Route]) -> dict[int, _Pay]:
     return best or {}
 
 
-def _report(board: _Board, route: _Route, pay: _Pay | None) -> RouteReport:
+def _report(board: _Board, route: _Route, pay: _Pay | None, hex_subsidy: int = 0,
+            set_bonus: int = 0) -> RouteReport:
     walk = route.walk
     if walk is None:
         return RouteReport(route.plan.train, tuple(route.errors))
@@ -977,10 +1200,12 @@ def _report(board: _Board, route: _Route, pay: _Pay | None) -> RouteReport:
     if pay is None:
         return RouteReport(route.plan.train, tuple(route.errors), **common)
     bonuses = _bonuses(board, route.train, stops)
+    if set_bonus:
+        bonuses += (("set", set_bonus),)
     return RouteReport(
         route.plan.train, (), paid=tuple(_node_str(s) for s in stops if s in pay.paid),
-        revenue=pay.revenue + sum(a for _, a in bonuses), subsidy=pay.subsidy, bonuses=bonuses,
-        **common,
+        revenue=pay.revenue + sum(a for _, a in bonuses), subsidy=pay.subsidy + hex_subsidy,
+        bonuses=bonuses, **common,
     )
 
 
@@ -993,7 +1218,8 @@ def check_plan(position: Any, plan: Plan | dict, *, objective: str = "income") -
         Anything `hexrail.io.native.load_position` accepts.
     plan : Plan or dict
         A solved plan, or a plan document (`hexrail.plan.plan_from_json`); a route gives its
-        track (``paths``) or only its stops, whose track is then found.
+        track (``paths``) or only its stops, whose track is then found. Plan order matters
+        where the rules say "earlier route" (hex subsidies) and to how sets form.
     objective : {"income", "revenue"}
         Which paid stops a route chooses: best revenue + subsidy (default) or revenue alone.
 
@@ -1012,10 +1238,18 @@ def check_plan(position: Any, plan: Plan | dict, *, objective: str = "income") -
     routes = _trace_routes(board, plan)
     errors = (_shared_track_errors(board, routes) + _bypass_errors(board, routes)
               + _home_errors(board, routes) + _intersect_errors(board, routes))
-    pays = _settle_pay(board, routes)
-    reports = tuple(_report(board, r, pays.get(i)) for i, r in enumerate(routes))
+    sets, set_errors, payable = _route_sets(board, routes)
+    errors += set_errors
+    pays = _settle_pay(board, routes, payable)
+    hex_subsidy = _hex_subsidies(board, routes)
+    set_bonus = {s.members[0]: s.bonus for s in sets}
+    reports = tuple(_report(board, r, pays.get(i), hex_subsidy.get(i, 0), set_bonus.get(i, 0))
+                    for i, r in enumerate(routes))
+    route_sets = tuple(RouteSet(tuple(routes[i].plan.train for i in s.members),
+                                (_node_str(s.ends[0]), _node_str(s.ends[-1])), s.bonus)
+                       for s in sets)
     return PlanReport(reports, tuple(errors), revenue=sum(r.revenue for r in reports),
-                      subsidy=sum(r.subsidy for r in reports))
+                      subsidy=sum(r.subsidy for r in reports), sets=route_sets)
 
 
 def validate(position: Any, plan: Plan | dict, *, objective: str = "income") -> PlanReport:

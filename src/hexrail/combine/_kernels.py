@@ -185,3 +185,47 @@ def branch_and_bound(train_ptr, value, res, same_as_prev, suffix_max,
         idx[t + 1] = -1
         t += 1
     return DONE, -1, best, nodes
+
+
+@njit(cache=True, nogil=True)
+def undominated(bits, key, bonus):
+    """Indices of the rows no other row dominates. Row i dominates row j when they share a
+    `key`, i's `bits` contain j's and i's `bonus` is at least j's; of equal rows the first
+    stays. Rows must come sorted by decreasing popcount (a dominator is never after)."""
+    n, words = bits.shape
+    kept = np.empty(n, np.int64)
+    n_kept = 0
+    for j in range(n):
+        dominated = False
+        for k in range(n_kept):
+            i = kept[k]
+            if key[i] != key[j] or bonus[i] < bonus[j]:
+                continue
+            inside = True
+            for w in range(words):
+                if bits[j, w] & ~bits[i, w]:
+                    inside = False
+                    break
+            if inside:
+                dominated = True
+                break
+        if not dominated:
+            kept[n_kept] = j
+            n_kept += 1
+    return kept[:n_kept]
+
+
+@njit(cache=True, nogil=True)
+def route_hex_bits(src, chain_ptr, chains, chain_hex_ptr, chain_hexes, words):
+    """Per route (in sorted order, `src` into the ragged chain arrays) the bitset of the hexes
+    its track passes."""
+    n = src.shape[0]
+    out = np.zeros((n, words), np.uint64)
+    for i in range(n):
+        k = src[i]
+        for c in chains[chain_ptr[k]:chain_ptr[k + 1]]:
+            if c < 0:
+                c = ~c
+            for h in chain_hexes[chain_hex_ptr[c]:chain_hex_ptr[c + 1]]:
+                out[i, h >> 6] |= np.uint64(1) << np.uint64(h & 63)
+    return out

@@ -24,6 +24,8 @@ class Selection:
     # When routes are coupled (stops paying once), what each chosen route is paid: per train a
     # dict of RoutePlan overrides (revenue, subsidy, paid), or None to keep the candidate's own.
     routes: tuple[dict | None, ...] | None = None
+    # Routes joined into sets: (train indices, the two end node ids, the set's bonus).
+    sets: tuple[tuple[tuple[int, ...], tuple[int, int], int], ...] = ()
 
 
 def combine_disjoint(values: list[np.ndarray], res: list[np.ndarray], groups: list[int], *,

@@ -9,12 +9,15 @@ round. The model follows data → variables → constraints → objective → so
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from ortools.sat.python import cp_model
 
-from hexrail.combine.bnb import Selection, combine_disjoint
+from hexrail.combine import _kernels as K
+from hexrail.combine.bnb import Selection
+from hexrail.errors import HexrailError
 
 if TYPE_CHECKING:
     from hexrail.solve import Prepared
@@ -48,139 +51,144 @@ def _bits(res: np.ndarray) -> list[np.ndarray]:
     return [np.flatnonzero(row) for row in bits]
 
 
+def locations(prep: Prepared) -> list[int]:
+    """Per graph node, its location: stops of one offboard area (a group) are one location,
+    paid once between them; any other stop is its own."""
+    graph = prep.graphs[next(iter(prep.graphs))]
+    pos = prep.position
+    loc: list[int] = []
+    ids: dict[str, int] = {}
+    for ref in graph.node_ref:
+        hex_id, index = ref.rsplit("-", 1)
+        groups = pos.hex(hex_id).node(int(index)).groups
+        loc.append(ids.setdefault(groups[0] if groups else ref, len(ids)))
+    return loc
+
+
+@dataclass
+class _Routes:
+    """What the model needs of one train's candidates (those kept after dominance)."""
+
+    keep: np.ndarray  # candidate indices, best first
+    stops: list[list[int]]  # visited stops
+    ends: np.ndarray  # first and last stop
+    hexes: list[list[int]] | None  # hexes passed, for trains with a hex subsidy
+
+
+def _routes(prep: Prepared, t: int, reduce: bool) -> _Routes:
+    """Train t's candidates as the model sees them. With `reduce`, a candidate is dropped when
+    another visits every stop it visits (and passes every hex it passes, for hex subsidies; with
+    the same ends, for set trains) and earns at least its bonus: with shared track and every
+    earning settled stop by stop, the larger route can do all the smaller one does."""
+    cands, graph = prep.candidates[t], prep.graph_of(t)
+    ends = cands.ends()
+    parts = [cands.stop_bits(graph.n_nodes)]
+    if prep.hex_subsidy[t]:
+        words = max(1, (len(graph.hex_ids) + 63) // 64)
+        parts.append(K.route_hex_bits(cands.src, cands.chain_ptr, cands.chains,
+                                      graph.chain_hex_ptr, graph.chain_hexes, words))
+    keep = np.arange(len(cands))
+    if reduce and len(cands) > 1:
+        bits = np.concatenate(parts, axis=1)
+        if prep.set_role[t]:
+            lo, hi = np.minimum(ends[:, 0], ends[:, 1]), np.maximum(ends[:, 0], ends[:, 1])
+            key = lo * graph.n_nodes + hi
+        else:
+            key = np.zeros(len(cands), np.int64)
+        pop = np.unpackbits(bits.view(np.uint8), axis=1).sum(axis=1)
+        order = np.argsort(-pop, kind="stable")
+        kept = order[K.undominated(bits[order], key[order], cands.bonus[order])]
+        keep = np.sort(kept)
+    stops = [cands.route_nodes(int(i)).tolist() for i in keep]
+    hexes = None
+    if prep.hex_subsidy[t]:
+        hexes = [_bits(parts[1][keep])[k].tolist() for k in range(len(keep))] if len(keep) else []
+    return _Routes(keep, stops, ends[keep], hexes)
+
+
 def combine_coupled(prep: Prepared, *, deadline: float | None = None, workers: int = 1) -> Selection:
     """Exact choice of one candidate per train under the coupled plan rules of `prep`."""
     rules = prep.rules
     n_trains = len(prep.trains)
-    objective = prep.objective
+    income = prep.objective == "income"
     model = cp_model.CpModel()
 
     # -- data ----------------------------------------------------------------------------
     cands = prep.candidates
-    values = [c.value(objective) for c in cands]
-    route_stops = [[set(c.route_nodes(i).tolist()) for i in range(len(c))] for c in cands]
+    # With shared track and per-stop earnings, dominated candidates can go.
+    reduce = rules.share_track and rules.stops_pay_once and rules.max_bypass == 0
+    routes = [_routes(prep, t, reduce) for t in range(n_trains)]
+    loc = locations(prep)
+    set_trains = [t for t in range(n_trains) if prep.set_role[t]]
 
-    # -- variables: x[t, i] = train t runs candidate i --------------------------------------
-    x = {(t, i): model.new_bool_var(f"x[{t},{i}]")
-         for t in range(n_trains) for i in range(len(cands[t]))}
-    runs = {t: sum(x[t, i] for i in range(len(cands[t]))) for t in range(n_trains)}
+    # -- variables: x[t, k] = train t runs its k-th kept candidate ---------------------------
+    x = {(t, k): model.new_bool_var(f"x[{t},{k}]")
+         for t in range(n_trains) for k in range(len(routes[t].keep))}
+    runs = {t: sum(x[t, k] for k in range(len(routes[t].keep))) for t in range(n_trains)}
 
     # -- constraints ------------------------------------------------------------------------
-    # Each train runs at most one route.
     for t in range(n_trains):
         model.add(runs[t] <= 1)
-    # No two routes share a resource (track unless shared; profile claims always).
-    users: dict[int, list] = {}
+    # Identical trains take their routes in candidate order.
     for t in range(n_trains):
-        graph = prep.graph_of(t)
-        res = cands[t].res
-        if rules.share_track:
-            res = res.copy()
-            for w in range(res.shape[1]):
-                lo = w * 64
-                keep = max(0, graph.n_resources - lo)
-                if keep >= 64:
-                    res[:, w] = 0
-                elif keep > 0:
-                    res[:, w] &= ~np.uint64((1 << keep) - 1)
-        for i, bits in enumerate(_bits(res)):
-            for b in bits.tolist():
-                users.setdefault(b, []).append(x[t, i])
-    for lits in users.values():
-        if len(lits) > 1:
-            model.add_at_most_one(lits)
-    # The round's bypass budget.
+        for u in range(t + 1, n_trains):
+            if prep.groups[t] == prep.groups[u] and prep.set_role[t] == prep.set_role[u] \
+                    and prep.hex_subsidy[t] == prep.hex_subsidy[u]:
+                model.add(runs[t] >= runs[u])
+                order_t = sum((k + 1) * x[t, k] for k in range(len(routes[t].keep)))
+                order_u = sum((k + 1) * x[u, k] for k in range(len(routes[u].keep)))
+                model.add(order_t <= order_u)
+                break
+    _no_shared_resources(prep, model, x, routes)
     if rules.max_bypass >= 0:
-        spent = [int(cands[t].bypass[i]) * x[t, i] for (t, i) in x if cands[t].bypass[i] > 0]
+        spent = [int(cands[t].bypass[routes[t].keep[k]]) * x[t, k] for (t, k) in x
+                 if cands[t].bypass[routes[t].keep[k]] > 0]
         if spent:
             model.add(sum(spent) <= rules.max_bypass)
 
-    # Visits: visit[t, s] = train t's route visits stop s.
-    visit: dict[tuple[int, int], cp_model.LinearExpr] = {}
+    # visit[t, s]: train t's route visits stop s
+    visit: dict[tuple[int, int], Any] = {}
     for t in range(n_trains):
         by_stop: dict[int, list] = {}
-        for i, stops in enumerate(route_stops[t]):
+        for k, stops in enumerate(routes[t].stops):
             for s in stops:
-                by_stop.setdefault(s, []).append(x[t, i])
+                by_stop.setdefault(s, []).append(x[t, k])
         for s, lits in by_stop.items():
             visit[t, s] = sum(lits)
+    _home_and_intersect(prep, model, x, runs, visit)
 
-    any_run = model.new_bool_var("any_run")
-    model.add_max_equality(any_run, [x[k] for k in x] or [0])
-    if rules.home_route:
-        home = [sum(visit[t, s] for s in home_nodes(prep, t) if (t, s) in visit) for t in range(n_trains)]
-        model.add(sum(home) >= any_run)
-
-    if rules.intersect and n_trains > 1:
-        # Connected through shared stops: every running route but one (the root, which holds
-        # the home token when that rule applies) shares a stop with a route of a lower level.
-        level = [model.new_int_var(0, n_trains - 1, f"level[{t}]") for t in range(n_trains)]
-        root = [model.new_bool_var(f"root[{t}]") for t in range(n_trains)]
-        model.add(sum(root) == any_run)
-        for t in range(n_trains):
-            model.add(root[t] <= runs[t])
-            if rules.home_route:
-                model.add(sum(visit[t, s] for s in home_nodes(prep, t) if (t, s) in visit) >= root[t])
-            parents = []
-            for u in range(n_trains):
-                if u == t:
-                    continue
-                shared = [s for (tt, s) in visit if tt == t and (u, s) in visit]
-                if not shared:
-                    continue
-                link = model.new_bool_var(f"link[{t},{u}]")
-                meets = []
-                for s in shared:
-                    z = model.new_bool_var(f"meet[{t},{u},{s}]")
-                    model.add(z <= visit[t, s])
-                    model.add(z <= visit[u, s])
-                    meets.append(z)
-                model.add(link <= sum(meets))
-                model.add(link <= runs[u])
-                model.add(level[u] + 1 <= level[t]).only_enforce_if(link)
-                parents.append(link)
-            # a running non-root route needs a parent
-            model.add(sum(parents) >= runs[t] - root[t])
-
-    # -- objective ----------------------------------------------------------------------------
-    terms = []
-    pay_vars: dict[tuple[int, int], cp_model.IntVar] = {}
-    if rules.stops_pay_once:
-        # pay[t, s]: train t is paid for stop s. A stop pays once in all; a train is paid only
-        # for stops its route visits, within its pay rows (Hall bound per set of stop kinds).
-        for (t, s), expr in visit.items():
-            pay_vars[t, s] = model.new_bool_var(f"pay[{t},{s}]")
-            model.add(pay_vars[t, s] <= expr)
-        by_stop: dict[int, list] = {}
-        for (t, s), p in pay_vars.items():
-            by_stop.setdefault(s, []).append(p)
-        for lits in by_stop.values():
-            model.add_at_most_one(lits)
-        for t in range(n_trains):
+    # -- earnings ---------------------------------------------------------------------------
+    revenue_terms: list = []
+    subsidy_terms: list = []
+    pay: dict[tuple[int, int], cp_model.IntVar] = {}
+    if rules.stops_pay_once or set_trains:
+        pay = _paid_stops(prep, model, x, routes, visit, set_trains, loc)
+        for (t, s), var in pay.items():
             td = prep.trains[t]
-            stops_t = [s for (tt, s) in pay_vars if tt == t]
-            for subset in range(1, 16):
-                cap = int(td.pay_cap[subset])
-                members = [pay_vars[t, s] for s in stops_t if (subset >> int(td.node_kidx[s])) & 1]
-                if len(members) > cap:
-                    model.add(sum(members) <= cap)
-            for s in stops_t:
-                terms.append(int(td.node_weight[s]) * pay_vars[t, s])
-            for i in range(len(cands[t])):
-                if cands[t].bonus[i]:
-                    terms.append(int(cands[t].bonus[i]) * x[t, i])
+            revenue_terms.append(int(td.node_value[s]) * var)
+            subsidy_terms.append(int(td.node_subsidy[s]) * var)
+        for (t, k), var in x.items():
+            bonus = int(cands[t].bonus[routes[t].keep[k]])
+            if bonus:
+                revenue_terms.append(bonus * var)
     else:
-        for (t, i), var in x.items():
-            if values[t][i]:
-                terms.append(int(values[t][i]) * var)
-    model.maximize(sum(terms))
+        for (t, k), var in x.items():
+            i = routes[t].keep[k]
+            revenue_terms.append(int(cands[t].revenue[i]) * var)
+            subsidy_terms.append(int(cands[t].subsidy[i]) * var)
+    layouts, set_bonus = [], {}
+    if set_trains:
+        layouts, set_bonus, bonus_terms = _set_layouts(prep, model, x, runs, routes, set_trains)
+        revenue_terms += bonus_terms
+    if income and any(prep.hex_subsidy):
+        subsidy_terms += _hex_subsidies(prep, model, x, routes)
 
-    # A hint: the best disjoint choice ignoring the couplings.
-    disjoint = combine_disjoint(values, [c.res for c in cands], prep.groups,
-                                deadline=time.perf_counter() + 1.0)
-    for t, i in enumerate(disjoint.choice):
-        if i >= 0:
-            model.add_hint(x[t, i], True)
+    # Income ranks plans by revenue + subsidy, then by revenue (ROUTE_RULES §1).
+    scale = _revenue_ceiling(prep, routes, set_trains) + 1 if income else 1
+    if income:
+        model.maximize(scale * (sum(revenue_terms) + sum(subsidy_terms)) + sum(revenue_terms))
+    else:
+        model.maximize(sum(revenue_terms))
 
     # -- solve ---------------------------------------------------------------------------------
     solver = cp_model.CpSolver()
@@ -191,27 +199,301 @@ def combine_coupled(prep: Prepared, *, deadline: float | None = None, workers: i
     status = solver.solve(model)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         # nothing found in time: every train idle is always legal
-        bound = int(solver.best_objective_bound) if status == cp_model.UNKNOWN else 0
+        bound = int(solver.best_objective_bound) // scale if status == cp_model.UNKNOWN else 0
         return Selection(tuple([-1] * n_trains), 0, status == cp_model.INFEASIBLE, bound, 0)
 
     # -- read ----------------------------------------------------------------------------------
-    choice = []
+    chosen = []
     for t in range(n_trains):
-        chosen = [i for i in range(len(cands[t])) if solver.value(x[t, i])]
-        choice.append(chosen[0] if chosen else -1)
+        ks = [k for k in range(len(routes[t].keep)) if solver.value(x[t, k])]
+        chosen.append(ks[0] if ks else -1)
+    choice = tuple(int(routes[t].keep[k]) if k >= 0 else -1 for t, k in enumerate(chosen))
     overrides: list[dict | None] = [None] * n_trains
-    if rules.stops_pay_once:
-        for t, i in enumerate(choice):
-            if i < 0:
-                continue
-            td = prep.trains[t]
-            paid = [s for s in cands[t].route_nodes(i).tolist()
-                    if (t, s) in pay_vars and solver.value(pay_vars[t, s])]
-            revenue = int(sum(int(td.node_value[s]) for s in paid)) + int(cands[t].bonus[i])
+    for t, k in enumerate(chosen):
+        if k < 0:
+            continue
+        td, i = prep.trains[t], choice[t]
+        if pay:
+            paid = [s for s in routes[t].stops[k] if (t, s) in pay and solver.value(pay[t, s])]
+            revenue = int(sum(int(td.node_value[s]) for s in paid) + cands[t].bonus[i])
             subsidy = int(sum(int(td.node_subsidy[s]) for s in paid))
-            overrides[t] = {"revenue": revenue, "subsidy": subsidy, "paid": paid}
-    value = int(round(solver.objective_value))
+        else:
+            paid = [s for s, p in zip(cands[t].route_nodes(i).tolist(), cands[t].route_paid(i)) if p]
+            revenue, subsidy = int(cands[t].revenue[i]), int(cands[t].subsidy[i])
+        overrides[t] = {"revenue": revenue, "subsidy": subsidy, "paid": paid}
+    sets = _read_sets(prep, solver, layouts, set_bonus, routes, chosen, overrides)
+    _read_hex_subsidies(prep, routes, chosen, overrides)
+    value = round(solver.objective_value) // scale
     optimal = status == cp_model.OPTIMAL
-    upper = value if optimal else int(solver.best_objective_bound)
-    return Selection(tuple(choice), value, optimal, upper, int(solver.num_branches),
-                     tuple(overrides))
+    upper = value if optimal else int(solver.best_objective_bound) // scale
+    return Selection(choice, value, optimal, upper, int(solver.num_branches), tuple(overrides),
+                     sets)
+
+
+def _no_shared_resources(prep: Prepared, model: cp_model.CpModel, x: dict, routes: list[_Routes]) -> None:
+    """No two routes share a resource bit: track unless the rules share it; profile claims
+    (the bits past the track) always."""
+    users: dict[int, list] = {}
+    for t in range(len(prep.trains)):
+        graph = prep.graph_of(t)
+        res = prep.candidates[t].res[routes[t].keep]
+        if prep.rules.share_track:
+            res = res.copy()
+            for w in range(res.shape[1]):
+                keep = max(0, graph.n_resources - w * 64)
+                if keep >= 64:
+                    res[:, w] = 0
+                elif keep > 0:
+                    res[:, w] &= ~np.uint64((1 << keep) - 1)
+        for k, bits in enumerate(_bits(res)):
+            for b in bits.tolist():
+                users.setdefault(b, []).append(x[t, k])
+    for lits in users.values():
+        if len(lits) > 1:
+            model.add_at_most_one(lits)
+
+
+def _home_and_intersect(prep: Prepared, model: cp_model.CpModel, x: dict, runs: dict,
+                        visit: dict) -> None:
+    """One route includes the home token; the routes' stops form one connected graph."""
+    rules, n_trains = prep.rules, len(prep.trains)
+    any_run = model.new_bool_var("any_run")
+    model.add_max_equality(any_run, [x[k] for k in x] or [0])
+    if rules.home_route:
+        home = [sum(visit[t, s] for s in home_nodes(prep, t) if (t, s) in visit) for t in range(n_trains)]
+        model.add(sum(home) >= any_run)
+    if not (rules.intersect and n_trains > 1):
+        return
+    # Every running route but one (the root, which holds the home token when that rule applies)
+    # shares a stop with a route of a lower level.
+    level = [model.new_int_var(0, n_trains - 1, f"level[{t}]") for t in range(n_trains)]
+    root = [model.new_bool_var(f"root[{t}]") for t in range(n_trains)]
+    model.add(sum(root) == any_run)
+    for t in range(n_trains):
+        model.add(root[t] <= runs[t])
+        if rules.home_route:
+            model.add(sum(visit[t, s] for s in home_nodes(prep, t) if (t, s) in visit) >= root[t])
+        parents = []
+        for u in range(n_trains):
+            if u == t:
+                continue
+            shared = [s for (tt, s) in visit if tt == t and (u, s) in visit]
+            if not shared:
+                continue
+            link = model.new_bool_var(f"link[{t},{u}]")
+            meets = []
+            for s in shared:
+                z = model.new_bool_var(f"meet[{t},{u},{s}]")
+                model.add(z <= visit[t, s])
+                model.add(z <= visit[u, s])
+                meets.append(z)
+            model.add(link <= sum(meets))
+            model.add(link <= runs[u])
+            model.add(level[u] + 1 <= level[t]).only_enforce_if(link)
+            parents.append(link)
+        model.add(sum(parents) >= runs[t] - root[t])
+
+
+def _paid_stops(prep: Prepared, model: cp_model.CpModel, x: dict, routes: list[_Routes],
+                visit: dict, set_trains: list[int], loc: list[int]) -> dict:
+    """pay[t, s]: train t is paid for stop s. A train is paid only for stops its route visits,
+    within its pay rows (the Hall bound per set of stop kinds); a set train only for its
+    route's ends that are ends of its set (no other set route ends there). Where stops pay
+    once, a location pays one train at most."""
+    pay: dict[tuple[int, int], cp_model.IntVar] = {}
+    ends_at: dict[tuple[int, int], Any] = {}  # (set train, stop) -> its route ends there
+    for t in set_trains:
+        by_stop: dict[int, list] = {}
+        for k, (a, b) in enumerate(routes[t].ends.tolist()):
+            by_stop.setdefault(a, []).append(x[t, k])
+            by_stop.setdefault(b, []).append(x[t, k])
+        for s, lits in by_stop.items():
+            ends_at[t, s] = sum(lits)
+    for t in range(len(prep.trains)):
+        td = prep.trains[t]
+        weight = td.node_weight if prep.objective == "income" else td.node_value
+        if prep.set_role[t]:
+            for (tt, s), expr in ends_at.items():
+                if tt != t or weight[s] <= 0:
+                    continue
+                p = pay[t, s] = model.new_bool_var(f"pay[{t},{s}]")
+                model.add(p <= expr)
+                others = [ends_at[u, s] for u in set_trains if u != t and (u, s) in ends_at]
+                if others:
+                    model.add(p + sum(others) <= 1)
+            continue
+        stops_t = [s for (tt, s) in visit if tt == t and weight[s] > 0]
+        for s in stops_t:
+            pay[t, s] = model.new_bool_var(f"pay[{t},{s}]")
+            model.add(pay[t, s] <= visit[t, s])
+        for subset in range(1, 16):
+            cap = int(td.pay_cap[subset])
+            members = [pay[t, s] for s in stops_t if (subset >> int(td.node_kidx[s])) & 1]
+            if len(members) > cap:
+                model.add(sum(members) <= cap)
+    # A cut that tightens the relaxation a lot: a train is paid at most what its route would
+    # earn alone (a fractional mix of routes otherwise collects every route's stops).
+    for t in range(len(prep.trains)):
+        td, cands = prep.trains[t], prep.candidates[t]
+        weight = td.node_weight if prep.objective == "income" else td.node_value
+        mine = [int(weight[s]) * p for (tt, s), p in pay.items() if tt == t]
+        if not mine:
+            continue
+        keep = routes[t].keep
+        if prep.set_role[t]:
+            alone = [int(weight[a]) + int(weight[b]) for a, b in routes[t].ends.tolist()]
+        else:
+            alone = (cands.value(prep.objective)[keep] - cands.bonus[keep]).tolist()
+        model.add(sum(mine) <= sum(int(v) * x[t, k] for k, v in enumerate(alone)))
+    if prep.rules.stops_pay_once:
+        by_loc: dict[int, list] = {}
+        for (t, s), p in pay.items():
+            by_loc.setdefault(loc[s], []).append(p)
+        for lits in by_loc.values():
+            if len(lits) > 1:
+                model.add_at_most_one(lits)
+    return pay
+
+
+def _set_layouts(prep: Prepared, model: cp_model.CpModel, x: dict, runs: dict,
+                 routes: list[_Routes], set_trains: list[int]):
+    """Set trains' routes joined end to end: one layout (`hexrail.combine.sets`) holds; its
+    joined ends are equal stops, its other ends differ, and each of its sets earns the
+    profile's bonus for its two free ends."""
+    from hexrail.combine.sets import layouts as all_layouts
+
+    pos, profile = prep.position, prep.profile
+    graph = prep.graphs[next(iter(prep.graphs))]
+    end_nodes = sorted({int(s) for t in set_trains for s in routes[t].ends.ravel().tolist()})
+    index = {s: i for i, s in enumerate(end_nodes)}
+    m = max(1, len(end_nodes))
+    # slot[t, e]: the compact index of train t's end e (its lower and its higher end stop)
+    slot = {}
+    for t in set_trains:
+        ends = routes[t].ends
+        lo = [index[int(min(a, b))] for a, b in ends.tolist()]
+        hi = [index[int(max(a, b))] for a, b in ends.tolist()]
+        for e, col in ((0, lo), (1, hi)):
+            var = model.new_int_var(0, m - 1, f"end[{t},{e}]")
+            model.add(var == sum(c * x[t, k] for k, c in enumerate(col)))
+            slot[t, e] = var
+    # what a set with ends i and j earns
+    nodes = [graph.node_ref[s].rsplit("-", 1) for s in end_nodes]
+    spots = [(pos.hex(h), pos.hex(h).node(int(n))) for h, n in nodes]
+    table = [profile.set_bonus(pos, spots[i], spots[j]) if i != j else 0
+             for i in range(m) for j in range(m)] if end_nodes else [0]
+    top = max(table)
+    pair_bonus = {}
+
+    def bonus_of(p, q):
+        if (p, q) not in pair_bonus:
+            idx = model.new_int_var(0, m * m - 1, f"pair[{p},{q}]")
+            model.add(idx == slot[p] * m + slot[q])
+            var = model.new_int_var(0, top, f"pair_bonus[{p},{q}]")
+            model.add_element(idx, table, var)
+            pair_bonus[p, q] = var
+        return pair_bonus[p, q]
+
+    layouts = all_layouts(set_trains, {t: prep.set_role[t] for t in set_trains})
+    z = [model.new_bool_var(f"layout[{n}]") for n in range(len(layouts))]
+    model.add_exactly_one(z)
+    for t in set_trains:
+        model.add(runs[t] == sum(z[n] for n, lay in enumerate(layouts) if t in lay.running))
+    terms, set_bonus = [], {}
+    # A train alone in its set earns its route's own bonus: linear in its choice, which keeps
+    # the relaxation tight in the usual case of sets of one.
+    alone_bonus = {}
+    for t in set_trains:
+        own = [table[index[int(a)] * m + index[int(b)]] for a, b in routes[t].ends.tolist()]
+        alone = sum(z[n] for n, lay in enumerate(layouts) if any(ts == (t,) for ts, _, _ in lay.sets))
+        b = model.new_int_var(0, top, f"alone_bonus[{t}]")
+        model.add(b <= sum(v * x[t, k] for k, v in enumerate(own)))
+        model.add(b <= top * alone)
+        alone_bonus[t] = b
+        terms.append(b)
+    for n, lay in enumerate(layouts):
+        for p, q in lay.joins:
+            model.add(slot[p] == slot[q]).only_enforce_if(z[n])
+        for p, q in lay.apart():
+            model.add(slot[p] != slot[q]).only_enforce_if(z[n])
+        for j, (trains, p, q) in enumerate(lay.sets):
+            if len(trains) == 1:
+                set_bonus[n, j] = alone_bonus[trains[0]]
+                continue
+            b = model.new_int_var(0, top, f"set_bonus[{n},{j}]")
+            model.add(b <= bonus_of(p, q))
+            model.add(b <= top * z[n])
+            set_bonus[n, j] = b
+            terms.append(b)
+    return (layouts, z, slot, end_nodes), set_bonus, terms
+
+
+def _hex_subsidies(prep: Prepared, model: cp_model.CpModel, x: dict, routes: list[_Routes]) -> list:
+    """Each hex covered by a route of a train with a hex subsidy pays that subsidy once."""
+    amounts = {a for a in prep.hex_subsidy if a}
+    if len(amounts) > 1:
+        raise HexrailError(f"trains with different hex subsidies ({sorted(amounts)}) are not "
+                           "supported", where="trains")
+    amount = amounts.pop()
+    covering: dict[int, list] = {}
+    for t, a in enumerate(prep.hex_subsidy):
+        if a:
+            for k, hexes in enumerate(routes[t].hexes):
+                for h in hexes:
+                    covering.setdefault(h, []).append(x[t, k])
+    terms = []
+    for h, lits in covering.items():
+        cov = model.new_bool_var(f"covered[{h}]")
+        model.add(cov <= sum(lits))
+        terms.append(amount * cov)
+    return terms
+
+
+def _revenue_ceiling(prep: Prepared, routes: list[_Routes], set_trains: list[int]) -> int:
+    """More than any plan's revenue: every stop's best value, every bonus, every set bonus."""
+    total = 0
+    for t, td in enumerate(prep.trains):
+        total += int(np.maximum(td.node_value, 0).sum())
+        if len(routes[t].keep):
+            total += int(prep.candidates[t].bonus[routes[t].keep].max())
+    if set_trains:
+        pos, profile = prep.position, prep.profile
+        far = max((profile.set_bonus(pos, (h, h.tile.nodes[0]), (g, g.tile.nodes[0]))
+                   for h in pos.hexes for g in pos.hexes if h.tile.nodes and g.tile.nodes),
+                  default=0)
+        total += len(set_trains) * far
+    return total
+
+
+def _read_sets(prep: Prepared, solver: cp_model.CpSolver, layouts, set_bonus: dict,
+               routes: list[_Routes], chosen: list[int], overrides: list) -> tuple:
+    """The sets of the chosen layout; each set's bonus goes to its first train's revenue."""
+    if not layouts:
+        return ()
+    all_layouts, z, slot, end_nodes = layouts
+    n = next(k for k, var in enumerate(z) if solver.value(var))
+    out = []
+    for j, (trains, p, q) in enumerate(all_layouts[n].sets):
+        bonus = int(solver.value(set_bonus[n, j]))
+        ends = (end_nodes[solver.value(slot[p])], end_nodes[solver.value(slot[q])])
+        trains = tuple(sorted(trains))
+        out.append((trains, ends, bonus))
+        first = overrides[trains[0]]
+        if first is not None:
+            first["revenue"] += bonus
+    return tuple(out)
+
+
+def _read_hex_subsidies(prep: Prepared, routes: list[_Routes], chosen: list[int],
+                        overrides: list) -> None:
+    """Each route's hex subsidy for the hexes no earlier route (train order) covered."""
+    if not any(prep.hex_subsidy):
+        return
+    covered: set[int] = set()
+    for t, k in enumerate(chosen):
+        if k < 0 or not prep.hex_subsidy[t]:
+            continue
+        hexes = set(routes[t].hexes[k])
+        if overrides[t] is not None:
+            overrides[t]["subsidy"] += prep.hex_subsidy[t] * len(hexes - covered)
+        covered |= hexes

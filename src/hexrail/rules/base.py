@@ -87,8 +87,10 @@ class Profile:
         plus `set_bonus` of those ends."""
         return SET_NONE
 
-    def set_bonus(self, pos: Position, a: tuple[Hex, Node], b: tuple[Hex, Node]) -> int:
-        """What a set with end stops `a` and `b` earns on top of the two stops' values."""
+    def set_bonus(self, pos: Position, a: tuple[Hex, Node, Hex], b: tuple[Hex, Node, Hex]) -> int:
+        """What a set with end stops `a` and `b` earns on top of the two stops' values. Each end
+        is ``(hex, node, entry hex)``: the entry hex is the hex the set's track reaches the end
+        from (the end's own hex when the route has no track beyond it)."""
         return 0
 
     # -- stops, per train -----------------------------------------------------------------

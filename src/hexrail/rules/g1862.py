@@ -163,13 +163,19 @@ class Game1862(Profile):
             return SET_NONE
         return SET_PERMANENT if train.spec.hexes >= PERMANENT_FREIGHT else SET_TEMPORARY
 
-    def set_bonus(self, pos: Position, a: tuple[Hex, Node], b: tuple[Hex, Node]) -> int:
-        # 18xx.games counts the hexes strictly between the two end hexes
-        between = max(0, pos.layout.distance(a[0].id, b[0].id) - 1)
+    def set_bonus(self, pos: Position, a: tuple[Hex, Node, Hex], b: tuple[Hex, Node, Hex]) -> int:
+        # 18xx.games counts the hexes strictly between the two ends; an offboard end is
+        # measured from the hex its track enters from, plus one.
+        def anchor(end: tuple[Hex, Node, Hex]) -> tuple[str, int]:
+            hex_, node, via = end
+            return (via.id, 1) if node.kind == "offboard" and via.id != hex_.id else (hex_.id, 0)
+
+        (ha, xa), (hb, xb) = anchor(a), anchor(b)
+        between = -1 if ha == hb else max(0, pos.layout.distance(ha, hb) - 1)
         port = BLUE in (a[0].tile.color, b[0].tile.color)
         rate = pos.state.get("port_freight_bonus" if port else "freight_bonus",
                              PORT_FREIGHT_BONUS if port else FREIGHT_BONUS)
-        return between * int(rate)
+        return max(0, between + xa + xb) * int(rate)
 
     def plan_rules(self, pos: Position) -> PlanRules:
         return PlanRules(share_track=True, stops_pay_once=True, home_route=True, intersect=True)

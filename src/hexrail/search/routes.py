@@ -54,6 +54,31 @@ class Candidates:
         k = self.src[i]
         return self.chains[self.chain_ptr[k]:self.chain_ptr[k + 1]]
 
+    def stop_bits(self, n_nodes: int) -> np.ndarray:
+        """Per route (sorted order), a bitset of the stops it visits."""
+        words = max(1, (n_nodes + 63) // 64)
+        bits = np.zeros((len(self), words), np.uint64)
+        lengths = (self.node_ptr[1:] - self.node_ptr[:-1])[self.src]
+        rows = np.repeat(np.arange(len(self)), lengths)
+        starts = self.node_ptr[self.src]
+        offsets = np.arange(int(lengths.sum())) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+        nodes = self.nodes[np.repeat(starts, lengths) + offsets]
+        np.bitwise_or.at(bits, (rows, nodes >> 6), np.uint64(1) << (nodes & 63).astype(np.uint64))
+        return bits
+
+    def ends(self) -> np.ndarray:
+        """Per route (sorted order), its first and last stop."""
+        first = self.nodes[self.node_ptr[self.src]]
+        last = self.nodes[self.node_ptr[self.src + 1] - 1]
+        return np.stack([first, last], axis=1)
+
+
+def no_routes(words: int) -> Candidates:
+    """The candidates of a train that may not run."""
+    z = np.zeros(0, np.int64)
+    return Candidates(z, z, z, z, z, np.zeros((0, words), np.uint64), z, np.zeros(1, np.int64),
+                      z, np.zeros(0, np.bool_), np.zeros(1, np.int64), z, True)
+
 
 MAX_ROUTES = 10_000_000  # per train: past this the answer is the best found, not proven
 STEPS = 1 << 16  # walk steps between deadline checks

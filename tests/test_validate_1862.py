@@ -1,0 +1,330 @@
+"""1862's plan-level rules in the validator and the brute-force oracle (ROUTE_RULES.md §5).
+
+Every location pays once across the company's routes (x/y trains choose their paid stops with
+the others), local trains earn £10 per hex no earlier local route covered, freight routes joined
+end to end form sets paid for their two ends plus a distance bonus, and trains run only with a
+permit. The boards are columns of hexes A1, A3, ... (side 0 of A1 faces A3, and so on), so the
+crow-fly distance from A1 to A(2k+1) is k hexes and a set from A1 to A9 earns (4 - 1) × £20.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import ClassVar
+
+import pytest
+from conftest import line_hexes
+
+from hexrail.plan import RouteSet
+from hexrail.rules import register
+from hexrail.rules.g1862 import Game1862
+from hexrail.search.reference import reference_solve
+from hexrail.validate import build_sets, check_plan, set_ends
+
+CITY = "city=revenue:{}"
+TOWN = "town=revenue:{}"
+LONDON = "offboard=revenue:{},groups:London"
+
+
+def position(cells: list[str], trains: list[str], *, tokens: dict | None = None,
+             state: dict | None = None, colors: dict | None = None, home: str = "A1") -> dict:
+    """A native 1862 position on a column of hexes; `colors` gives tile colours (red offboards,
+    blue ports)."""
+    hexes = line_hexes(cells, tokens)
+    for hex_id, color in (colors or {}).items():
+        hexes[hex_id]["color"] = color
+    return {"layout": "flat", "rules": {"profile": "1862"}, "company": "X",
+            "companies": [{"id": "X", "home": home}, {"id": "Y"}],
+            "trains": trains, "hexes": hexes, "state": state or {}}
+
+
+def routes(*stops: tuple[str, list[str]], paid: dict | None = None) -> dict:
+    """A plan of routes drawn by their stops (the validator finds the track); `paid` declares
+    the paid stops of some trains."""
+    paid = paid or {}
+    return {"routes": [{"train": train, "stops": refs, **({"paid": paid[train]} if train in paid else {})}
+                       for train, refs in stops]}
+
+
+FIVE = [CITY.format(20), CITY.format(30), CITY.format(40), CITY.format(50), CITY.format(60)]
+
+
+# -- express: every stop pays once ----------------------------------------------------------------
+
+
+def test_a_stop_shared_by_two_express_routes_pays_once():
+    doc = position(FIVE[:3], ["2E", "2E"], tokens={"A1": ["X"], "A3": ["X"]})
+    report = check_plan(doc, routes(("2E-0", ["A1-0", "A3-0"]), ("2E-1", ["A3-0", "A5-0"])))
+    assert report.legal, report.table()
+    assert (report.revenue, report.subsidy) == (20 + 30 + 40, 0)
+    paid = [s for r in report.routes for s in r.paid]
+    assert sorted(paid) == ["A1-0", "A3-0", "A5-0"]
+    # The same route twice (trains may share track) is paid once.
+    twice = check_plan(doc, routes(("2E-0", ["A1-0", "A3-0"]), ("2E-1", ["A1-0", "A3-0"])))
+    assert twice.legal and twice.revenue == 50
+    assert reference_solve(doc).value == 90
+
+
+def test_a_stop_two_routes_declare_is_paid_once_not_an_error():
+    # 18xx.games lists A3 in both routes' stops and pays it to the earlier one. (Where stops
+    # pay once the rules choose the paid stops; on a tie the earlier route is paid.)
+    doc = position(FIVE[:3], ["2E", "2E"], tokens={"A1": ["X"], "A3": ["X"]})
+    plan = routes(("2E-0", ["A1-0", "A3-0"]), ("2E-1", ["A3-0", "A5-0"]),
+                  paid={"2E-0": ["A1-0", "A3-0"], "2E-1": ["A3-0", "A5-0"]})
+    report = check_plan(doc, plan)
+    assert report.legal, report.table()
+    assert report.revenue == 90
+    assert [r.revenue for r in report.routes] == [50, 40]
+
+
+def test_an_x_y_express_chooses_its_paid_stops_with_the_other_routes():
+    # Alone the 2/3E would take A3 + A5 (70); the 2E already takes them, so the 2/3E is paid
+    # for A1 and the company earns every stop once: 20 + 30 + 40.
+    doc = position(FIVE[:3], ["2E", "2/3E"], tokens={"A1": ["X"], "A5": ["X"]})
+    report = check_plan(doc, routes(("2E-0", ["A3-0", "A5-0"]),
+                                    ("2/3E-0", ["A1-0", "A3-0", "A5-0"])))
+    assert report.legal, report.table()
+    assert report.revenue == 90
+    xy = report.route("2/3E-0")
+    assert "A1-0" in xy.paid and len(xy.paid) <= 2
+    # A stale list (the x/y's best alone) does not change what the rules pay.
+    stale = routes(("2E-0", ["A3-0", "A5-0"]), ("2/3E-0", ["A1-0", "A3-0", "A5-0"]),
+                   paid={"2E-0": ["A3-0", "A5-0"], "2/3E-0": ["A3-0", "A5-0"]})
+    assert check_plan(doc, stale).revenue == 90
+    # A list the train cannot be paid for is still an error.
+    wrong = routes(("2E-0", ["A3-0", "A5-0"]), ("2/3E-0", ["A1-0", "A3-0", "A5-0"]),
+                   paid={"2E-0": ["A3-0", "A5-0"], "2/3E-0": ["A1-0", "A3-0", "A5-0"]})
+    assert "cannot be paid for exactly" in check_plan(doc, wrong).table()
+    result = reference_solve(doc)
+    assert (result.value, result.revenue) == (90, 90)
+
+
+def test_an_offboard_area_pays_once_across_routes():
+    # A1 and A5 are both London (one offboard area): two routes reaching it are paid once.
+    cells = [LONDON.format(100), CITY.format(30), LONDON.format(100)]
+    doc = position(cells, ["2E", "2E"], tokens={"A3": ["X"]}, colors={"A1": "red", "A5": "red"},
+                   home="A3")
+    report = check_plan(doc, routes(("2E-0", ["A1-0", "A3-0"]), ("2E-1", ["A3-0", "A5-0"])))
+    assert report.legal, report.table()
+    assert report.revenue == 100 + 30
+    assert reference_solve(doc).value == 130
+
+
+# -- locals: subsidy per hex ----------------------------------------------------------------------
+
+
+LOCAL_LINE = [CITY.format(20), TOWN.format(10), CITY.format(40), CITY.format(50)]
+
+
+def test_a_local_route_earns_a_subsidy_per_hex():
+    doc = position(LOCAL_LINE, ["2L"], tokens={"A1": ["X"]})
+    report = check_plan(doc, routes(("2L-0", ["A1-0", "A3-0", "A5-0"])))
+    assert report.legal, report.table()
+    # Towns pay without counting; three hexes passed.
+    assert (report.revenue, report.subsidy) == (20 + 10 + 40, 30)
+
+
+def test_a_second_local_is_subsidised_for_new_hexes_only():
+    doc = position(LOCAL_LINE, ["2L", "2L"], tokens={"A1": ["X"], "A5": ["X"]})
+    report = check_plan(doc, routes(("2L-0", ["A1-0", "A3-0", "A5-0"]), ("2L-1", ["A5-0", "A7-0"])))
+    assert report.legal, report.table()
+    assert [r.subsidy for r in report.routes] == [30, 10]  # A5 is covered already
+    assert (report.revenue, report.subsidy) == (20 + 10 + 40 + 50, 40)  # A5 pays once
+    # In the other order the second route is the one that loses A5's hex.
+    swapped = check_plan(doc, routes(("2L-1", ["A5-0", "A7-0"]), ("2L-0", ["A1-0", "A3-0", "A5-0"])))
+    assert [r.subsidy for r in swapped.routes] == [20, 20] and swapped.subsidy == 40
+    result = reference_solve(doc)
+    assert (result.value, result.revenue, result.subsidy) == (160, 120, 40)
+    assert reference_solve(doc, objective="revenue").value == 120
+
+
+# -- freight: sets ---------------------------------------------------------------------------------
+
+
+def test_two_freight_routes_joined_end_to_end_pay_the_set_ends_and_the_bonus_once():
+    doc = position(FIVE, ["3F", "3F"], tokens={"A1": ["X"], "A5": ["X"]})
+    report = check_plan(doc, routes(("3F-0", ["A1-0", "A3-0", "A5-0"]),
+                                    ("3F-1", ["A5-0", "A7-0", "A9-0"])))
+    assert report.legal, report.table()
+    # A1 (20) and A9 (60) pay; the middle stops pay nothing; 3 hexes between A1 and A9 × 20.
+    assert report.revenue == 20 + 60 + 60
+    first, second = report.routes
+    assert first.paid == ("A1-0",) and first.bonuses == (("set", 60),) and first.revenue == 80
+    assert second.paid == ("A9-0",) and second.revenue == 60
+    assert report.sets == (RouteSet(("3F-0", "3F-1"), ("A1-0", "A9-0"), 60),)
+    assert report.to_json()["sets"] == [{"trains": ["3F-0", "3F-1"], "ends": ["A1-0", "A9-0"],
+                                         "bonus": 60}]
+    # No other plan of two 3F trains does better.
+    result = reference_solve(doc)
+    assert (result.value, result.revenue) == (140, 140)
+    assert len(result.sets) == 1
+
+
+def test_a_lone_freight_route_pays_both_ends_and_its_bonus():
+    doc = position(FIVE, ["6F"], tokens={"A1": ["X"]})
+    report = check_plan(doc, routes(("6F-0", ["A1-0", "A3-0", "A5-0"])))
+    assert report.legal, report.table()
+    assert report.revenue == 20 + 40 + 20  # one hex (A3) between the ends
+    assert report.routes[0].paid == ("A1-0", "A5-0")
+    assert report.sets == (RouteSet(("6F-0",), ("A1-0", "A5-0"), 20),)
+    assert "sets" not in check_plan(position(FIVE, ["2E"]), routes(("2E-0", ["A1-0", "A3-0"]))).to_json()
+
+
+def test_a_set_end_pays_once_with_the_other_routes():
+    doc = position(FIVE, ["6F", "2E"], tokens={"A1": ["X"]})
+    report = check_plan(doc, routes(("6F-0", ["A1-0", "A3-0", "A5-0"]), ("2E-0", ["A1-0", "A3-0"])))
+    assert report.legal, report.table()
+    # The freight set pays A1 + A5 + 20; the express adds A3 only (A1 is paid already).
+    assert report.revenue == 20 + 40 + 20 + 30
+
+
+def test_temporary_freight_trains_in_two_sets_are_an_error():
+    # The routes meet at A3 and A5, but not end to end: two sets of temporary (< 6) trains.
+    doc = position(FIVE, ["3F", "3F"], tokens={"A1": ["X"], "A3": ["X"]})
+    report = check_plan(doc, routes(("3F-0", ["A1-0", "A3-0", "A5-0"]),
+                                    ("3F-1", ["A3-0", "A5-0", "A7-0"])))
+    assert not report.legal
+    assert any("non-permanent" in e and "end to end" in e for e in report.errors), report.table()
+    assert len(report.sets) == 2
+
+
+def test_a_temporary_set_next_to_another_set_needs_a_permanent_train():
+    doc = position(FIVE, ["3F", "6F"], tokens={"A1": ["X"], "A5": ["X"]})
+    # The 6F passes A3 and A5, where the 3F ends, but ends elsewhere: two sets, the 3F alone.
+    apart = check_plan(doc, routes(("3F-0", ["A3-0", "A5-0"]),
+                                   ("6F-0", ["A1-0", "A3-0", "A5-0", "A7-0"])))
+    assert len(apart.sets) == 2
+    assert any("must connect to a permanent" in e for e in apart.errors), apart.table()
+    # Ending where the 3F ends joins them into one set, from A1 to A7.
+    joined = check_plan(doc, routes(("3F-0", ["A1-0", "A3-0"]), ("6F-0", ["A3-0", "A5-0", "A7-0"])))
+    assert joined.legal, joined.table()
+    assert joined.sets == (RouteSet(("3F-0", "6F-0"), ("A1-0", "A7-0"), 40),)
+    assert joined.revenue == 20 + 50 + 40
+
+
+@register
+class Recording1862(Game1862):
+    """Test-only: 1862, noting what `set_bonus` is asked."""
+
+    name = "1862-recording"
+    asked: ClassVar[list] = []
+
+    def set_bonus(self, pos, a, b):
+        self.asked.append((a[0].id, a[1].index, a[2].id, b[0].id, b[1].index, b[2].id))
+        return super().set_bonus(pos, a, b)
+
+
+def test_the_set_bonus_hook_is_told_where_the_track_enters_each_end():
+    # 18xx.games measures from the hex before an offboard end: the hook gets (hex, node, the
+    # hex the set's track enters the end from).
+    doc = position(FIVE, ["6F"], tokens={"A1": ["X"]})
+    doc["rules"]["profile"] = "1862-recording"
+    Recording1862.asked.clear()
+    check_plan(doc, routes(("6F-0", ["A1-0", "A3-0", "A5-0"])))
+    assert Recording1862.asked == [("A1", 0, "A3", "A5", 0, "A3")]
+
+
+def test_two_freight_routes_on_the_same_track_are_a_loop_paid_at_its_first_stop():
+    # 18xx.games: a set without an end that is one route's only ends at its first stop, twice.
+    doc = position(FIVE, ["6F", "7F"], tokens={"A1": ["X"]})
+    report = check_plan(doc, routes(("6F-0", ["A1-0", "A3-0", "A5-0"]),
+                                    ("7F-0", ["A5-0", "A3-0", "A1-0"])))
+    assert report.legal, report.table()
+    assert report.sets == (RouteSet(("6F-0", "7F-0"), ("A1-0", "A1-0"), 0),)
+    assert report.revenue == 20
+
+
+# -- permits -------------------------------------------------------------------------------------------
+
+
+def test_a_train_without_a_permit_may_not_run():
+    doc = position(LOCAL_LINE, ["2L", "2E"], tokens={"A1": ["X"]}, state={"permits": ["express"]})
+    report = check_plan(doc, routes(("2L-0", ["A1-0", "A3-0", "A5-0"])))
+    assert not report.legal
+    assert report.routes[0].errors == ("train 2L-0 (2L) may not run: the company has no local permit",)
+    assert check_plan(doc, routes(("2E-0", ["A1-0", "A3-0", "A5-0"]))).legal
+    # The oracle leaves the local idle: the express alone, paid for A1 and A5 (towns pay nothing).
+    result = reference_solve(doc)
+    assert result.value == 60 and [r.train for r in result.routes] == ["2E-0"]
+    assert result.candidates["2L-0"] == 0
+
+
+# -- how sets are built (18xx.games' build_freight_sets) ----------------------------------------------
+
+
+def test_sets_grow_from_the_first_temporary_route_then_in_plan_order():
+    ends = {"p": ("A", "B"), "t": ("C", "D"), "q": ("B", "E")}
+    assert build_sets(ends, {"t"}) == [["t"], ["p", "q"]]
+    assert build_sets(ends, set()) == [["p", "q"], ["t"]]
+
+
+def test_at_a_branch_the_set_takes_the_temporary_branch_else_the_longest():
+    # Three routes end at B: from p, the branch q (B-C) or r (B-D, D-E).
+    ends = {"p": ("A", "B"), "q": ("B", "C"), "r": ("B", "D"), "s": ("D", "E")}
+    assert build_sets(ends, set()) == [["p", "r", "s"], ["q"]]
+    assert build_sets(ends, {"p", "q"}) == [["p", "q"], ["r", "s"]]  # q is temporary too
+    assert build_sets(ends, {"q"}) == [["q", "r", "s"], ["p"]]  # from q: p or r-s, the longest
+    assert build_sets({"p": ("A", "B"), "q": ("B", "C"), "r": ("B", "D")}, set()) == [["p", "q"], ["r"]]
+
+
+@pytest.mark.parametrize("ends, expected", [
+    ([("A", "B")], ["A", "B"]),
+    ([("A", "B"), ("B", "C")], ["A", "C"]),
+    ([("A", "B"), ("B", "A")], ["A", "A"]),  # a loop ends twice at its first stop
+    ([("A", "B"), ("C", "B"), ("C", "D")], ["A", "D"]),
+])
+def test_set_ends(ends, expected):
+    assert set_ends(ends) == expected
+
+
+# -- the validator prices the oracle's best plans alike -----------------------------------------------
+
+
+def random_board(seed: int) -> dict:
+    """A small 1862 board: 4-6 hexes of a 3-column grid, each a city, town or offboard (red or
+    blue, in one of three areas) with track to its neighbours (offboards to one), 1-3 trains."""
+    rng = random.Random(seed)
+    sides = {0: (0, 2), 1: (-1, 1), 2: (-1, -1), 3: (0, -2), 4: (1, -1), 5: (1, 1)}
+    cells = rng.sample([(0, 1), (0, 3), (0, 5), (1, 2), (1, 4), (2, 1), (2, 3), (2, 5)], rng.randint(4, 6))
+    kinds = {c: rng.choice(["city", "city", "city", "town", "offboard", "offboard"]) for c in cells}
+    hexes = {}
+    for (x, y), kind in kinds.items():
+        ways = [s for s, (dx, dy) in sides.items() if (x + dx, y + dy) in kinds]
+        ways = ways[:1] if kind == "offboard" else ways
+        if not ways:
+            continue
+        value = rng.choice([10, 20, 30, 40, 60])
+        node = {"city": f"city=revenue:{value}", "town": f"town=revenue:{value}",
+                "offboard": f"offboard=revenue:{value},groups:{rng.choice('LMN')}"}[kind]
+        hex_id = "ABC"[x] + str(y)
+        hexes[hex_id] = {"tile": ";".join([node] + [f"path=a:{s},b:_0" for s in ways])}
+        if kind == "offboard":
+            hexes[hex_id]["color"] = rng.choice(["red", "blue"])
+    cities = sorted(h for h, d in hexes.items() if d["tile"].startswith("city"))
+    if not cities:  # no route can run; the home is still on the map
+        cities = ["A9"]  # off the grid
+        hexes["A9"] = {"tile": "city=revenue:10"}
+    for hex_id in rng.sample(cities, min(len(cities), rng.randint(1, 2))):
+        hexes[hex_id]["tokens"] = ["X"]
+    home = rng.choice(sorted(h for h in hexes if "tokens" in hexes[h]))
+    trains = rng.sample(["2E", "2/3E", "2L", "2/3L", "2F", "3F", "6F", "7F", "3E", "3L"], rng.randint(1, 3))
+    state = {"permits": rng.sample(["express", "local", "freight"], 2)} if rng.random() < 0.2 else {}
+    return {"layout": "flat", "rules": {"profile": "1862"}, "company": "X",
+            "companies": [{"id": "X", "home": home}, {"id": "Y"}], "trains": trains, "hexes": hexes,
+            "state": state}
+
+
+@pytest.mark.parametrize("seed", range(150))
+def test_the_validator_prices_the_oracles_best_plan_at_its_value(seed):
+    doc = random_board(seed)
+    for objective in ("income", "revenue"):
+        best = reference_solve(doc, objective=objective)
+        if not best.routes:
+            continue
+        # The oracle lists its routes in an order and direction that earn its value.
+        plan = {"routes": [{"train": r.train, "paths": list(r.paths)} for r in best.routes]}
+        report = check_plan(doc, plan, objective=objective)
+        assert report.legal, f"{report.table()}\n{json.dumps(doc)}"
+        got = report.total if objective == "income" else report.revenue
+        assert (got, report.revenue) == (best.value, best.revenue), json.dumps(doc)
