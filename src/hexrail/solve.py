@@ -111,6 +111,10 @@ def choose(prep: Prepared, *, deadline: float | None = None) -> Selection:
     """
     rules = prep.rules
     if prep.coupled:
+        from hexrail.combine.payonce import combine_payonce, payonce_applies
+
+        if payonce_applies(prep):
+            return combine_payonce(prep, deadline=deadline)
         from hexrail.combine.cpsat import combine_coupled
 
         return combine_coupled(prep, deadline=deadline)

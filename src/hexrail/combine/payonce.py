@@ -1,0 +1,484 @@
+"""Choose one route per train when what a route earns depends on the others: branch and bound.
+
+The rules this combiner handles (track is shared between trains): every location (a stop, or
+all stops of one offboard area) pays once across the company's routes, trains with a pay
+limit (x/y) choose their paid stops jointly with the others; hex subsidies pay once per hex;
+set trains (`Profile.set_role`) are paid for the ends of the set their routes join into, plus
+the set's bonus; a route holds the home token; the routes meet at stops.
+
+**Search.** Trains are levels, best-earning first; a level tries its candidates by their
+*gain* — what they add to the locations and hexes the routes above already cover, never more
+than the route earns alone — and idleness last. A partial choice is cut when
+
+    w(covered locations) + hex subsidies + bonuses so far
+      + sum over the levels below of their best gain + join slack
+
+cannot beat the best plan found. That sum bounds every completion: whatever the final
+assignment of paid stops, the stops paid to a lower train outside the covered ones are among
+its route's stops, and no train is paid more than its route alone. Set bonuses count each
+route's own (its set of one); joining sets can add at most ``join slack`` per join (from the
+triangle of the profile's set bonuses over all possible ends).
+
+**Leaves** are priced exactly: sets are formed as 18xx.games forms them (`sets.build_sets`), the
+temporary-train rules checked, home and meeting checked on the visited stops, and the paid
+stops chosen greedily by value over the union of the trains' pay matroids (a stop goes to any
+train that can still take it, moving others along an exchange path), which is exact for
+matroids.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from hexrail.combine.bnb import Selection
+from hexrail.combine.cpsat import _routes, home_nodes, locations
+from hexrail.combine.sets import build_sets, set_ends, sets_legal
+from hexrail.graph.track import KIND_CODES
+from hexrail.graph.trains import NO_LIMIT
+from hexrail.rules.base import SET_TEMPORARY
+
+_OFFBOARD = KIND_CODES["offboard"]
+
+if TYPE_CHECKING:
+    from hexrail.solve import Prepared
+
+
+@dataclass
+class _Train:
+    """One train's candidates as the search sees them (those kept after dominance)."""
+
+    keep: np.ndarray  # candidate indices
+    pay: np.ndarray  # (n, locations) int64: what each payable location is worth to the plan
+    alone: np.ndarray  # (n,) what the route's stops earn alone
+    extra: np.ndarray  # (n,) route bonus plus, for set trains, the bonus of a set of one
+    hexes: np.ndarray | None  # (n, hexes) bool, for trains with a hex subsidy
+    stops: list[list[int]]  # visited stops
+    payable: list[dict[int, int]]  # location -> the stop paying it
+    ends: list[tuple[int, int]]
+    keys: list[tuple[int, int]]  # end keys (stop, entry hex) for set bonuses
+    best_gain: int = 0
+
+
+def payonce_applies(prep: Prepared) -> bool:
+    """Can this combiner take the position? Track must be shared (no resources to split),
+    bypasses uncounted, one hex subsidy amount, and a stop worth the same to every train
+    that can be paid for it (so paying it greedily by value is exact)."""
+    rules = prep.rules
+    if not rules.share_track or rules.max_bypass != 0 or len({a for a in prep.hex_subsidy if a}) > 1:
+        return False
+    for s in range(prep.graph_of(0).n_nodes) if prep.trains else ():
+        worth = {int(td.node_weight[s]) for td in prep.trains if td.node_weight[s] > 0}
+        if len(worth) > 1:
+            return False
+    return True
+
+
+def combine_payonce(prep: Prepared, *, deadline: float | None = None) -> Selection:
+    """Exact best choice under stops paying once, hex subsidies and sets (module docstring)."""
+    return _Search(prep, deadline).run()
+
+
+class _Search:
+    def __init__(self, prep: Prepared, deadline: float | None):
+        self.prep, self.deadline = prep, deadline
+        self.n_trains = len(prep.trains)
+        income = prep.objective == "income"
+        # Income ranks plans by revenue + subsidy, then revenue: both ride in one integer.
+        self.scale = (1 << 22) if income else 1
+        self.loc = locations(prep)
+        self.n_loc = max(self.loc, default=-1) + 1
+        graph = prep.graphs[next(iter(prep.graphs))]
+        self.graph = graph
+        self.hex_amount = max(prep.hex_subsidy, default=0)
+        self.hex_weight = self.hex_amount * self.scale if income else 0
+        self.bonus_cache: dict = {}
+        self.trains = [self._train(t) for t in range(self.n_trains)]
+        # per train, its binding pay limits: (stop kinds, how many of them it may be paid for)
+        self.caps = []
+        for t, td in enumerate(prep.trains):
+            caps = []
+            if not prep.set_role[t]:
+                for subset in range(1, 16):
+                    kinds = [k for k in range(4) if (subset >> k) & 1]
+                    if int(td.pay_cap[subset]) < NO_LIMIT:
+                        caps.append((kinds, int(td.pay_cap[subset])))
+            self.caps.append(caps)
+        self.set_trains = [t for t in range(self.n_trains) if prep.set_role[t]]
+        self.slack = self._join_slack() if len(self.set_trains) > 1 else 0
+        self.home = None
+        if prep.rules.home_route:
+            self.home = [home_nodes(prep, t) for t in range(self.n_trains)]
+        # levels: best earners first; identical trains next to each other
+        # levels: set trains first (their sets are priced, and checked, once all are placed),
+        # then the best earners; identical trains next to each other
+        self.order = sorted(range(self.n_trains),
+                            key=lambda t: (not prep.set_role[t], -int(self.trains[t].alone.max(initial=0)
+                                                + self.trains[t].extra.max(initial=0)),
+                                           prep.groups[t], t))
+        self.best_value = -1
+        self._sets_priced = False
+        self.rev_scale = self.scale + (1 if self.scale > 1 else 0)  # a revenue unit, scaled
+        self.best_choice: tuple[int, ...] = tuple([-1] * self.n_trains)
+        self.nodes = 0
+        self.timed_out = False
+
+    # -- data -----------------------------------------------------------------------------
+    def _weight(self, t: int, s: int) -> int:
+        td = self.prep.trains[t]
+        if self.prep.objective == "income":
+            return (int(td.node_value[s]) + int(td.node_subsidy[s])) * self.scale + int(td.node_value[s])
+        return int(td.node_value[s])
+
+    def _train(self, t: int) -> _Train:
+        prep = self.prep
+        rules = prep.rules
+        reduce = rules.share_track and rules.max_bypass == 0
+        r = _routes(prep, t, reduce)
+        n = len(r.keep)
+        pay = np.zeros((n, self.n_loc), np.int64)
+        payable: list[dict[int, int]] = []
+        set_train = bool(prep.set_role[t])
+        for k in range(n):
+            mine: dict[int, int] = {}
+            for s in (r.ends[k].tolist() if set_train else r.stops[k]):
+                w = self._weight(t, s)
+                if w > 0:
+                    mine[self.loc[s]] = s
+                    pay[k, self.loc[s]] = w
+            payable.append(mine)
+        cands = prep.candidates[t]
+        bonus = cands.bonus[r.keep].astype(np.int64) * (self.scale + (1 if self.scale > 1 else 0))
+        keys: list[tuple[int, int]] = []
+        ends = [tuple(e) for e in r.ends.tolist()]
+        if set_train:
+            entry = _entry_hexes(prep, t, r.keep)
+            for k, (a, b) in enumerate(ends):
+                keys.append((self._key(a, entry[k][0]), self._key(b, entry[k][1])))
+            own = np.array([self._set_bonus(ka, kb) for ka, kb in keys], np.int64)
+            alone = pay.sum(axis=1)
+            extra = bonus + own * (self.scale + (1 if self.scale > 1 else 0))
+        else:
+            alone = (cands.value(prep.objective)[r.keep] - cands.bonus[r.keep]).astype(np.int64)
+            alone = alone * self.scale + (cands.revenue[r.keep] - cands.bonus[r.keep] if self.scale > 1 else 0)
+            extra = bonus
+        hexes = None
+        if prep.hex_subsidy[t] and r.hexes is not None:
+            hexes = np.zeros((n, len(self.graph.hex_ids)), np.bool_)
+            for k, hs in enumerate(r.hexes):
+                hexes[k, hs] = True
+        return _Train(r.keep, pay, alone.astype(np.int64), extra.astype(np.int64), hexes,
+                      r.stops, payable, ends, keys)
+
+    def _key(self, stop: int, entry: int) -> tuple[int, int]:
+        """An end as the set bonus sees it: an offboard by the hex its track comes from."""
+        if int(self.graph.node_kind[stop]) == _OFFBOARD:
+            return stop, entry
+        return stop, int(self.graph.node_hex[stop])
+
+    def _set_bonus(self, a: tuple[int, int], b: tuple[int, int]) -> int:
+        if (a, b) not in self.bonus_cache:
+            pos = self.prep.position
+
+            def end(key):
+                ref = self.graph.node_ref[key[0]]
+                hex_id, index = ref.rsplit("-", 1)
+                return pos.hex(hex_id), pos.hex(hex_id).node(int(index)), pos.hex(self.graph.hex_ids[key[1]])
+
+            self.bonus_cache[a, b] = self.prep.profile.set_bonus(pos, end(a), end(b))
+        return self.bonus_cache[a, b]
+
+    def _join_slack(self) -> int:
+        """The most joining two sets at a stop can add to their bonuses (0 when bonuses obey
+        the triangle inequality)."""
+        keys = sorted({k for t in self.set_trains for pair in self.trains[t].keys for k in pair})
+        table = np.array([[self._set_bonus(a, b) for b in keys] for a in keys], np.int64)
+        gain = table[:, None, :] - table[:, :, None] - table[None, :, :].transpose(0, 2, 1)
+        # gain[p, v, q] = B[p, q] - B[p, v] - B[v, q]
+        slack = int(max(0, gain.max(initial=0)))
+        return slack * (self.scale + (1 if self.scale > 1 else 0))
+
+    # -- search ---------------------------------------------------------------------------
+    def _gains(self, t: int, covered: np.ndarray, hexes: np.ndarray | None) -> np.ndarray:
+        tr = self.trains[t]
+        pay = tr.pay[:, ~covered].sum(axis=1) if covered.any() else tr.pay.sum(axis=1)
+        gain = np.minimum(pay, tr.alone) + tr.extra
+        if tr.hexes is not None:
+            new = (tr.hexes & ~hexes).sum(axis=1) if hexes is not None else tr.hexes.sum(axis=1)
+            gain = gain + new * self.hex_weight
+        return gain
+
+    def run(self) -> Selection:
+        covered = np.zeros(self.n_loc, np.bool_)
+        hexes = np.zeros(len(self.graph.hex_ids), np.bool_)
+        self.root_bound = self._bound(0, covered, hexes, 0)
+        self._dfs(0, covered, hexes, 0, [-1] * self.n_trains)
+        return self._selection()
+
+    def _bound(self, depth: int, covered, hexes, base: int) -> int:
+        rest = 0
+        for t in self.order[depth:]:
+            if len(self.trains[t].keep):
+                rest += max(0, int(self._gains(t, covered, hexes).max()))
+        joins = max(0, len(self.set_trains) - 1)
+        return base + rest + joins * self.slack
+
+    def _dfs(self, depth: int, covered, hexes, base: int, choice: list[int]) -> None:
+        self.nodes += 1
+        if self.deadline is not None and self.nodes % 256 == 0 and time.perf_counter() > self.deadline:
+            self.timed_out = True
+        if self.timed_out:
+            return
+        if depth == self.n_trains:
+            value = self._price(choice)
+            if value is not None and value > self.best_value:
+                self.best_value, self.best_choice = value, tuple(choice)
+            return
+        if depth == len(self.set_trains) and depth and not self._sets_priced:
+            # every set train placed: price its sets exactly (only set ends pay)
+            part = self._set_part(choice)
+            if part is None:
+                return
+            ends_paid, set_value, _ = part
+            covered = np.zeros(self.n_loc, np.bool_)
+            base = set_value * self.rev_scale + int(hexes.sum()) * self.hex_weight
+            for t, locs in ends_paid.items():
+                base += int(self.prep.candidates[t].bonus[self.trains[t].keep[choice[t]]]) * self.rev_scale
+                for loc, s in locs.items():
+                    if not covered[loc]:
+                        covered[loc] = True
+                        base += self._weight(t, s)
+            self._sets_priced = True
+            try:
+                self._dfs(depth, covered, hexes, base, choice)
+            finally:
+                self._sets_priced = False
+            return
+        t = self.order[depth]
+        tr = self.trains[t]
+        gains = self._gains(t, covered, hexes)
+        rest = 0
+        for u in self.order[depth + 1:]:
+            if len(self.trains[u].keep):
+                rest += max(0, int(self._gains(u, covered, hexes).max()))
+        joins = max(0, len(self.set_trains) - 1) * self.slack if depth < len(self.set_trains) else 0
+        # identical trains take candidates in increasing index (idle = last)
+        prev = self.order[depth - 1] if depth else -1
+        floor = -1
+        if prev >= 0 and self.prep.groups[prev] == self.prep.groups[t] \
+                and self.prep.set_role[prev] == self.prep.set_role[t] \
+                and self.prep.hex_subsidy[prev] == self.prep.hex_subsidy[t]:
+            floor = choice[prev] if choice[prev] >= 0 else len(tr.keep)
+        for k in np.argsort(-gains, kind="stable").tolist():
+            if base + int(gains[k]) + rest + joins <= self.best_value:
+                break
+            if k < floor:
+                continue
+            new_cov = covered.copy()
+            new_cov[tr.pay[k] > 0] = True
+            add = int(tr.pay[k][~covered].sum()) + int(tr.extra[k])
+            new_hex = hexes
+            if tr.hexes is not None:
+                add += int((tr.hexes[k] & ~hexes).sum()) * self.hex_weight
+                new_hex = hexes | tr.hexes[k]
+            choice[t] = int(k)
+            self._dfs(depth + 1, new_cov, new_hex, base + add, choice)
+            choice[t] = -1
+            if self.timed_out:
+                return
+        if floor <= len(tr.keep) and base + rest + joins > self.best_value:
+            # idle
+            self._dfs(depth + 1, covered, hexes, base, choice)
+
+    # -- pricing a complete choice exactly -------------------------------------------------
+    def _set_part(self, choice: list[int]):
+        """The sets of the chosen set routes, as 18xx.games forms them (plan order): per set
+        train the locations it may be paid for (its set's ends), the sets' bonuses, the sets;
+        None when the temporary trains break the rules."""
+        prep = self.prep
+        set_running = [t for t in self.set_trains if choice[t] >= 0]
+        if not set_running:
+            return {}, 0, []
+        ends = [self.trains[t].ends[choice[t]] for t in set_running]
+        temporary = [prep.set_role[t] == SET_TEMPORARY for t in set_running]
+        built = build_sets(ends, temporary)
+        if not sets_legal(built, temporary):
+            return None
+        payable, set_value, sets = {}, 0, []
+        for members in built:
+            a, b = set_ends(members, ends)
+            key_of = {}
+            for r in members:
+                t = set_running[r]
+                for e, key in zip(ends[r], self.trains[t].keys[choice[t]]):
+                    key_of.setdefault(e, key)
+                payable[t] = {loc: s for loc, s in self.trains[t].payable[choice[t]].items()
+                              if s in (a, b)}
+            bonus = self._set_bonus(key_of[a], key_of[b])
+            set_value += bonus
+            sets.append((tuple(set_running[r] for r in members), (a, b), bonus))
+        return payable, set_value, sets
+
+    def _price(self, choice: list[int], details: bool = False):
+        prep = self.prep
+        running = [t for t in range(self.n_trains) if choice[t] >= 0]
+        if not running:
+            return (0, None) if details else 0
+        stops = {t: self.trains[t].stops[choice[t]] for t in running}
+        if self.home is not None and not any(set(stops[t]) & self.home[t] for t in running):
+            return None
+        if prep.rules.intersect and not _connected([set(stops[t]) for t in running]):
+            return None
+        payable = {t: dict(self.trains[t].payable[choice[t]]) for t in running}
+        part = self._set_part(choice)
+        if part is None:
+            return None
+        ends_paid, set_value, sets = part
+        payable.update(ends_paid)
+        paid = self._assign(running, payable)
+        total = sum(self._weight(t, s) for t in running for s in paid[t])
+        total += set_value * (self.scale + (1 if self.scale > 1 else 0))
+        total += sum(int(self.trains[t].extra[choice[t]]) for t in running if not prep.set_role[t])
+        total += sum(int(prep.candidates[t].bonus[self.trains[t].keep[choice[t]]])
+                     * (self.scale + (1 if self.scale > 1 else 0)) for t in running if prep.set_role[t])
+        subsidy = {}
+        if self.hex_amount:
+            seen: set[int] = set()
+            for t in running:
+                tr = self.trains[t]
+                if tr.hexes is None:
+                    continue
+                mine = set(np.flatnonzero(tr.hexes[choice[t]]).tolist())
+                subsidy[t] = prep.hex_subsidy[t] * len(mine - seen)
+                seen |= mine
+            if prep.objective == "income":
+                total += sum(subsidy.values()) * self.scale
+        if details:
+            return total, (paid, sets, subsidy)
+        return total
+
+    def _assign(self, running: list[int], payable: dict[int, dict[int, int]]) -> dict[int, list[int]]:
+        """The best paid stops per train: locations by value, each to a train that can take
+        it, moving taken ones along an exchange path if needed (greedy on a matroid union)."""
+        if all(self._fits(t, list(payable[t]), payable) for t in running):
+            # no pay limit binds: every location pays, to the first train visiting it
+            taken: set[int] = set()
+            out = {}
+            for t in running:
+                out[t] = [s for loc, s in payable[t].items() if loc not in taken]
+                taken.update(payable[t])
+            return out
+        owner: dict[int, int] = {}  # location -> train
+        held: dict[int, list[int]] = {t: [] for t in running}
+        items = sorted({loc for t in running for loc in payable[t]},
+                       key=lambda loc: -max(self._weight(t, payable[t][loc])
+                                            for t in running if loc in payable[t]))
+        for loc in items:
+            path = self._augment(loc, running, payable, owner, held)
+            if path is None:
+                continue
+            for item, t in path:
+                if item in owner:
+                    held[owner[item]].remove(item)
+                owner[item] = t
+                held[t].append(item)
+        return {t: [payable[t][loc] for loc in held[t]] for t in running}
+
+    def _fits(self, t: int, locs: list[int], payable: dict[int, dict[int, int]]) -> bool:
+        caps = self.caps[t]
+        if not caps:
+            return True
+        kidx = self.prep.trains[t].node_kidx
+        counts = [0, 0, 0, 0]
+        for loc in locs:
+            counts[kidx[payable[t][loc]]] += 1
+        return all(sum(counts[k] for k in kinds) <= cap for kinds, cap in caps)
+
+    def _augment(self, start: int, running, payable, owner, held):
+        """A breadth-first exchange path placing location `start`: a list of (location, new
+        train) moves, or None if no train can take it without dropping another."""
+        from collections import deque
+
+        queue = deque([(start, [])])
+        seen = {start}
+        while queue:
+            item, path = queue.popleft()
+            for t in running:
+                if item not in payable[t] or owner.get(item) == t:
+                    continue
+                if self._fits(t, held[t] + [item], payable):
+                    return path + [(item, t)]
+                for other in held[t]:
+                    if other in seen:
+                        continue
+                    swapped = [x for x in held[t] if x != other] + [item]
+                    if self._fits(t, swapped, payable):
+                        seen.add(other)
+                        queue.append((other, path + [(item, t)]))
+        return None
+
+    # -- answer ----------------------------------------------------------------------------
+    def _selection(self) -> Selection:
+        prep = self.prep
+        optimal = not self.timed_out
+        choice = self.best_choice
+        overrides: list[dict | None] = [None] * self.n_trains
+        sets_out: tuple = ()
+        value = 0
+        if self.best_value > 0:
+            total, (paid, sets, subsidy) = self._price(list(choice), details=True)
+            for t in range(self.n_trains):
+                if choice[t] < 0:
+                    continue
+                td = prep.trains[t]
+                i = int(self.trains[t].keep[choice[t]])
+                overrides[t] = {
+                    "revenue": int(sum(int(td.node_value[s]) for s in paid[t]) + prep.candidates[t].bonus[i]),
+                    "subsidy": int(sum(int(td.node_subsidy[s]) for s in paid[t]) + subsidy.get(t, 0)),
+                    "paid": paid[t],
+                }
+            for trains, ends, bonus in sets:
+                overrides[trains[0]]["revenue"] += bonus
+            sets_out = tuple(sets)
+            value = total // self.scale
+        else:
+            choice = tuple([-1] * self.n_trains)
+        real_choice = tuple(int(self.trains[t].keep[k]) if k >= 0 else -1 for t, k in enumerate(choice))
+        upper = value if optimal else max(value, self.root_bound // self.scale)
+        return Selection(real_choice, value, optimal, upper, self.nodes, tuple(overrides), sets_out)
+
+
+def _connected(stop_sets: list[set[int]]) -> bool:
+    """Do the routes form one graph through shared stops?"""
+    reached = [0]
+    todo = [0]
+    while todo:
+        i = todo.pop()
+        for j in range(len(stop_sets)):
+            if j not in reached and stop_sets[i] & stop_sets[j]:
+                reached.append(j)
+                todo.append(j)
+    return len(reached) == len(stop_sets)
+
+
+def _entry_hexes(prep: Prepared, t: int, keep: np.ndarray) -> list[tuple[int, int]]:
+    """Per kept candidate, the hex its track comes from at its first and at its last stop."""
+    cands, graph = prep.candidates[t], prep.graph_of(t)
+    out = []
+    for i in keep.tolist():
+        hexes: list[int] = []
+        for c in cands.route_chains(i).tolist():
+            cc = c if c >= 0 else ~c
+            hs = graph.chain_hexes[graph.chain_hex_ptr[cc]:graph.chain_hex_ptr[cc + 1]].tolist()
+            if c < 0:
+                hs.reverse()
+            for h in hs:
+                if not hexes or hexes[-1] != h:
+                    hexes.append(h)
+        first = hexes[1] if len(hexes) > 1 else hexes[0]
+        last = hexes[-2] if len(hexes) > 1 else hexes[-1]
+        out.append((first, last))
+    return out
