@@ -16,6 +16,7 @@ from typing import ClassVar
 import pytest
 from conftest import line_hexes
 
+from hexrail import solve
 from hexrail.plan import RouteSet
 from hexrail.rules import register
 from hexrail.rules.g1862 import Game1862
@@ -328,3 +329,20 @@ def test_the_validator_prices_the_oracles_best_plan_at_its_value(seed):
         assert report.legal, f"{report.table()}\n{json.dumps(doc)}"
         got = report.total if objective == "income" else report.revenue
         assert (got, report.revenue) == (best.value, best.revenue), json.dumps(doc)
+
+
+# -- the solver against the oracle -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", range(150))
+def test_the_solver_reaches_the_oracles_optimum(seed, warm_solver):
+    doc = random_board(seed)
+    for objective in ("income", "revenue"):
+        best = reference_solve(doc, objective=objective)
+        plan = solve(doc, objective=objective)
+        assert plan.optimal
+        got = plan.total if objective == "income" else plan.revenue
+        assert (got, plan.revenue) == (best.value, best.revenue), json.dumps(doc)
+        report = check_plan(doc, plan, objective=objective)
+        assert report.legal, f"{report.table()}\n{json.dumps(doc)}"
+        assert (report.revenue, report.subsidy) == (plan.revenue, plan.subsidy), json.dumps(doc)

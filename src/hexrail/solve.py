@@ -141,7 +141,8 @@ def choose(prep: Prepared, *, deadline: float | None = None) -> Selection:
 
 
 def route_plan(prep: Prepared, t: int, i: int, *, revenue: int | None = None,
-               subsidy: int | None = None, paid: list[int] | None = None) -> RoutePlan:
+               subsidy: int | None = None, paid: list[int] | None = None,
+               reverse: bool = False) -> RoutePlan:
     """Describe candidate i of train t (revenue and paid stops may be overridden by coupling)."""
     cands, td, graph = prep.candidates[t], prep.trains[t], prep.graph_of(t)
     nodes = cands.route_nodes(i).tolist()
@@ -154,6 +155,9 @@ def route_plan(prep: Prepared, t: int, i: int, *, revenue: int | None = None,
         h = graph.hex_ids[graph.path_hex[p]]
         if not hexes or hexes[-1] != h:
             hexes.append(h)
+    if reverse:  # the plan runs it the other way (where a loop of set routes pays)
+        nodes, paths, hexes = nodes[::-1], paths[::-1], hexes[::-1]
+        paid_ids = [n for n in nodes if n in set(paid_ids)]
     return RoutePlan(
         train=td.train.id, train_name=td.train.name,
         stops=tuple(graph.node_ref[n] for n in nodes),

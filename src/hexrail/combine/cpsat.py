@@ -119,7 +119,10 @@ def combine_coupled(prep: Prepared, *, deadline: float | None = None, workers: i
     reduce = rules.share_track and rules.stops_pay_once and rules.max_bypass == 0
     routes = [_routes(prep, t, reduce) for t in range(n_trains)]
     loc = locations(prep)
-    set_trains = [t for t in range(n_trains) if prep.set_role[t]]
+    if any(prep.set_role) or any(prep.hex_subsidy):
+        # Sets and hex subsidies come with shared track (1862): `combine.payonce` prices them.
+        raise HexrailError("route sets and hex subsidies need shared track in this version",
+                           where="rules")
 
     # -- variables: x[t, k] = train t runs its k-th kept candidate ---------------------------
     x = {(t, k): model.new_bool_var(f"x[{t},{k}]")
@@ -161,8 +164,8 @@ def combine_coupled(prep: Prepared, *, deadline: float | None = None, workers: i
     revenue_terms: list = []
     subsidy_terms: list = []
     pay: dict[tuple[int, int], cp_model.IntVar] = {}
-    if rules.stops_pay_once or set_trains:
-        pay = _paid_stops(prep, model, x, routes, visit, set_trains, loc)
+    if rules.stops_pay_once:
+        pay = _paid_stops(prep, model, x, routes, visit, loc)
         for (t, s), var in pay.items():
             td = prep.trains[t]
             revenue_terms.append(int(td.node_value[s]) * var)
@@ -176,15 +179,9 @@ def combine_coupled(prep: Prepared, *, deadline: float | None = None, workers: i
             i = routes[t].keep[k]
             revenue_terms.append(int(cands[t].revenue[i]) * var)
             subsidy_terms.append(int(cands[t].subsidy[i]) * var)
-    layouts, set_bonus = [], {}
-    if set_trains:
-        layouts, set_bonus, bonus_terms = _set_layouts(prep, model, x, runs, routes, set_trains)
-        revenue_terms += bonus_terms
-    if income and any(prep.hex_subsidy):
-        subsidy_terms += _hex_subsidies(prep, model, x, routes)
 
     # Income ranks plans by revenue + subsidy, then by revenue (ROUTE_RULES §1).
-    scale = _revenue_ceiling(prep, routes, set_trains) + 1 if income else 1
+    scale = _revenue_ceiling(prep, routes) + 1 if income else 1
     if income:
         model.maximize(scale * (sum(revenue_terms) + sum(subsidy_terms)) + sum(revenue_terms))
     else:
@@ -221,13 +218,10 @@ def combine_coupled(prep: Prepared, *, deadline: float | None = None, workers: i
             paid = [s for s, p in zip(cands[t].route_nodes(i).tolist(), cands[t].route_paid(i)) if p]
             revenue, subsidy = int(cands[t].revenue[i]), int(cands[t].subsidy[i])
         overrides[t] = {"revenue": revenue, "subsidy": subsidy, "paid": paid}
-    sets = _read_sets(prep, solver, layouts, set_bonus, routes, chosen, overrides)
-    _read_hex_subsidies(prep, routes, chosen, overrides)
     value = round(solver.objective_value) // scale
     optimal = status == cp_model.OPTIMAL
     upper = value if optimal else int(solver.best_objective_bound) // scale
-    return Selection(choice, value, optimal, upper, int(solver.num_branches), tuple(overrides),
-                     sets)
+    return Selection(choice, value, optimal, upper, int(solver.num_branches), tuple(overrides))
 
 
 def _no_shared_resources(prep: Prepared, model: cp_model.CpModel, x: dict, routes: list[_Routes]) -> None:
@@ -295,33 +289,14 @@ def _home_and_intersect(prep: Prepared, model: cp_model.CpModel, x: dict, runs: 
 
 
 def _paid_stops(prep: Prepared, model: cp_model.CpModel, x: dict, routes: list[_Routes],
-                visit: dict, set_trains: list[int], loc: list[int]) -> dict:
+                visit: dict, loc: list[int]) -> dict:
     """pay[t, s]: train t is paid for stop s. A train is paid only for stops its route visits,
-    within its pay rows (the Hall bound per set of stop kinds); a set train only for its
-    route's ends that are ends of its set (no other set route ends there). Where stops pay
-    once, a location pays one train at most."""
+    within its pay rows (the Hall bound per set of stop kinds); a location pays one train at
+    most."""
     pay: dict[tuple[int, int], cp_model.IntVar] = {}
-    ends_at: dict[tuple[int, int], Any] = {}  # (set train, stop) -> its route ends there
-    for t in set_trains:
-        by_stop: dict[int, list] = {}
-        for k, (a, b) in enumerate(routes[t].ends.tolist()):
-            by_stop.setdefault(a, []).append(x[t, k])
-            by_stop.setdefault(b, []).append(x[t, k])
-        for s, lits in by_stop.items():
-            ends_at[t, s] = sum(lits)
     for t in range(len(prep.trains)):
         td = prep.trains[t]
         weight = td.node_weight if prep.objective == "income" else td.node_value
-        if prep.set_role[t]:
-            for (tt, s), expr in ends_at.items():
-                if tt != t or weight[s] <= 0:
-                    continue
-                p = pay[t, s] = model.new_bool_var(f"pay[{t},{s}]")
-                model.add(p <= expr)
-                others = [ends_at[u, s] for u in set_trains if u != t and (u, s) in ends_at]
-                if others:
-                    model.add(p + sum(others) <= 1)
-            continue
         stops_t = [s for (tt, s) in visit if tt == t and weight[s] > 0]
         for s in stops_t:
             pay[t, s] = model.new_bool_var(f"pay[{t},{s}]")
@@ -331,169 +306,19 @@ def _paid_stops(prep: Prepared, model: cp_model.CpModel, x: dict, routes: list[_
             members = [pay[t, s] for s in stops_t if (subset >> int(td.node_kidx[s])) & 1]
             if len(members) > cap:
                 model.add(sum(members) <= cap)
-    # A cut that tightens the relaxation a lot: a train is paid at most what its route would
-    # earn alone (a fractional mix of routes otherwise collects every route's stops).
-    for t in range(len(prep.trains)):
-        td, cands = prep.trains[t], prep.candidates[t]
-        weight = td.node_weight if prep.objective == "income" else td.node_value
-        mine = [int(weight[s]) * p for (tt, s), p in pay.items() if tt == t]
-        if not mine:
-            continue
-        keep = routes[t].keep
-        if prep.set_role[t]:
-            alone = [int(weight[a]) + int(weight[b]) for a, b in routes[t].ends.tolist()]
-        else:
-            alone = (cands.value(prep.objective)[keep] - cands.bonus[keep]).tolist()
-        model.add(sum(mine) <= sum(int(v) * x[t, k] for k, v in enumerate(alone)))
-    if prep.rules.stops_pay_once:
-        by_loc: dict[int, list] = {}
-        for (t, s), p in pay.items():
-            by_loc.setdefault(loc[s], []).append(p)
-        for lits in by_loc.values():
-            if len(lits) > 1:
-                model.add_at_most_one(lits)
+    by_loc: dict[int, list] = {}
+    for (t, s), p in pay.items():
+        by_loc.setdefault(loc[s], []).append(p)
+    for lits in by_loc.values():
+        if len(lits) > 1:
+            model.add_at_most_one(lits)
     return pay
 
-
-def _set_layouts(prep: Prepared, model: cp_model.CpModel, x: dict, runs: dict,
-                 routes: list[_Routes], set_trains: list[int]):
-    """Set trains' routes joined end to end: one layout (`hexrail.combine.sets`) holds; its
-    joined ends are equal stops, its other ends differ, and each of its sets earns the
-    profile's bonus for its two free ends."""
-    from hexrail.combine.sets import layouts as all_layouts
-
-    pos, profile = prep.position, prep.profile
-    graph = prep.graphs[next(iter(prep.graphs))]
-    end_nodes = sorted({int(s) for t in set_trains for s in routes[t].ends.ravel().tolist()})
-    index = {s: i for i, s in enumerate(end_nodes)}
-    m = max(1, len(end_nodes))
-    # slot[t, e]: the compact index of train t's end e (its lower and its higher end stop)
-    slot = {}
-    for t in set_trains:
-        ends = routes[t].ends
-        lo = [index[int(min(a, b))] for a, b in ends.tolist()]
-        hi = [index[int(max(a, b))] for a, b in ends.tolist()]
-        for e, col in ((0, lo), (1, hi)):
-            var = model.new_int_var(0, m - 1, f"end[{t},{e}]")
-            model.add(var == sum(c * x[t, k] for k, c in enumerate(col)))
-            slot[t, e] = var
-    # what a set with ends i and j earns
-    nodes = [graph.node_ref[s].rsplit("-", 1) for s in end_nodes]
-    spots = [(pos.hex(h), pos.hex(h).node(int(n))) for h, n in nodes]
-    table = [profile.set_bonus(pos, spots[i], spots[j]) if i != j else 0
-             for i in range(m) for j in range(m)] if end_nodes else [0]
-    top = max(table)
-    pair_bonus = {}
-
-    def bonus_of(p, q):
-        if (p, q) not in pair_bonus:
-            idx = model.new_int_var(0, m * m - 1, f"pair[{p},{q}]")
-            model.add(idx == slot[p] * m + slot[q])
-            var = model.new_int_var(0, top, f"pair_bonus[{p},{q}]")
-            model.add_element(idx, table, var)
-            pair_bonus[p, q] = var
-        return pair_bonus[p, q]
-
-    layouts = all_layouts(set_trains, {t: prep.set_role[t] for t in set_trains})
-    z = [model.new_bool_var(f"layout[{n}]") for n in range(len(layouts))]
-    model.add_exactly_one(z)
-    for t in set_trains:
-        model.add(runs[t] == sum(z[n] for n, lay in enumerate(layouts) if t in lay.running))
-    terms, set_bonus = [], {}
-    # A train alone in its set earns its route's own bonus: linear in its choice, which keeps
-    # the relaxation tight in the usual case of sets of one.
-    alone_bonus = {}
-    for t in set_trains:
-        own = [table[index[int(a)] * m + index[int(b)]] for a, b in routes[t].ends.tolist()]
-        alone = sum(z[n] for n, lay in enumerate(layouts) if any(ts == (t,) for ts, _, _ in lay.sets))
-        b = model.new_int_var(0, top, f"alone_bonus[{t}]")
-        model.add(b <= sum(v * x[t, k] for k, v in enumerate(own)))
-        model.add(b <= top * alone)
-        alone_bonus[t] = b
-        terms.append(b)
-    for n, lay in enumerate(layouts):
-        for p, q in lay.joins:
-            model.add(slot[p] == slot[q]).only_enforce_if(z[n])
-        for p, q in lay.apart():
-            model.add(slot[p] != slot[q]).only_enforce_if(z[n])
-        for j, (trains, p, q) in enumerate(lay.sets):
-            if len(trains) == 1:
-                set_bonus[n, j] = alone_bonus[trains[0]]
-                continue
-            b = model.new_int_var(0, top, f"set_bonus[{n},{j}]")
-            model.add(b <= bonus_of(p, q))
-            model.add(b <= top * z[n])
-            set_bonus[n, j] = b
-            terms.append(b)
-    return (layouts, z, slot, end_nodes), set_bonus, terms
-
-
-def _hex_subsidies(prep: Prepared, model: cp_model.CpModel, x: dict, routes: list[_Routes]) -> list:
-    """Each hex covered by a route of a train with a hex subsidy pays that subsidy once."""
-    amounts = {a for a in prep.hex_subsidy if a}
-    if len(amounts) > 1:
-        raise HexrailError(f"trains with different hex subsidies ({sorted(amounts)}) are not "
-                           "supported", where="trains")
-    amount = amounts.pop()
-    covering: dict[int, list] = {}
-    for t, a in enumerate(prep.hex_subsidy):
-        if a:
-            for k, hexes in enumerate(routes[t].hexes):
-                for h in hexes:
-                    covering.setdefault(h, []).append(x[t, k])
-    terms = []
-    for h, lits in covering.items():
-        cov = model.new_bool_var(f"covered[{h}]")
-        model.add(cov <= sum(lits))
-        terms.append(amount * cov)
-    return terms
-
-
-def _revenue_ceiling(prep: Prepared, routes: list[_Routes], set_trains: list[int]) -> int:
-    """More than any plan's revenue: every stop's best value, every bonus, every set bonus."""
+def _revenue_ceiling(prep: Prepared, routes: list[_Routes]) -> int:
+    """More than any plan's revenue: every stop's value and every train's best bonus."""
     total = 0
     for t, td in enumerate(prep.trains):
         total += int(np.maximum(td.node_value, 0).sum())
         if len(routes[t].keep):
             total += int(prep.candidates[t].bonus[routes[t].keep].max())
-    if set_trains:
-        pos, profile = prep.position, prep.profile
-        far = max((profile.set_bonus(pos, (h, h.tile.nodes[0]), (g, g.tile.nodes[0]))
-                   for h in pos.hexes for g in pos.hexes if h.tile.nodes and g.tile.nodes),
-                  default=0)
-        total += len(set_trains) * far
     return total
-
-
-def _read_sets(prep: Prepared, solver: cp_model.CpSolver, layouts, set_bonus: dict,
-               routes: list[_Routes], chosen: list[int], overrides: list) -> tuple:
-    """The sets of the chosen layout; each set's bonus goes to its first train's revenue."""
-    if not layouts:
-        return ()
-    all_layouts, z, slot, end_nodes = layouts
-    n = next(k for k, var in enumerate(z) if solver.value(var))
-    out = []
-    for j, (trains, p, q) in enumerate(all_layouts[n].sets):
-        bonus = int(solver.value(set_bonus[n, j]))
-        ends = (end_nodes[solver.value(slot[p])], end_nodes[solver.value(slot[q])])
-        trains = tuple(sorted(trains))
-        out.append((trains, ends, bonus))
-        first = overrides[trains[0]]
-        if first is not None:
-            first["revenue"] += bonus
-    return tuple(out)
-
-
-def _read_hex_subsidies(prep: Prepared, routes: list[_Routes], chosen: list[int],
-                        overrides: list) -> None:
-    """Each route's hex subsidy for the hexes no earlier route (train order) covered."""
-    if not any(prep.hex_subsidy):
-        return
-    covered: set[int] = set()
-    for t, k in enumerate(chosen):
-        if k < 0 or not prep.hex_subsidy[t]:
-            continue
-        hexes = set(routes[t].hexes[k])
-        if overrides[t] is not None:
-            overrides[t]["subsidy"] += prep.hex_subsidy[t] * len(hexes - covered)
-        covered |= hexes

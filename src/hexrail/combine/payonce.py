@@ -121,6 +121,7 @@ class _Search:
                                            prep.groups[t], t))
         self.best_value = -1
         self._sets_priced = False
+        self._flip: frozenset[int] = frozenset()
         self.rev_scale = self.scale + (1 if self.scale > 1 else 0)  # a revenue unit, scaled
         self.best_choice: tuple[int, ...] = tuple([-1] * self.n_trains)
         self.nodes = 0
@@ -195,9 +196,11 @@ class _Search:
         """The most joining two sets at a stop can add to their bonuses (0 when bonuses obey
         the triangle inequality)."""
         keys = sorted({k for t in self.set_trains for pair in self.trains[t].keys for k in pair})
+        if not keys:
+            return 0
         table = np.array([[self._set_bonus(a, b) for b in keys] for a in keys], np.int64)
-        gain = table[:, None, :] - table[:, :, None] - table[None, :, :].transpose(0, 2, 1)
         # gain[p, v, q] = B[p, q] - B[p, v] - B[v, q]
+        gain = table[:, None, :] - table[:, :, None] - table[None, :, :]
         slack = int(max(0, gain.max(initial=0)))
         return slack * (self.scale + (1 if self.scale > 1 else 0))
 
@@ -238,24 +241,26 @@ class _Search:
                 self.best_value, self.best_choice = value, tuple(choice)
             return
         if depth == len(self.set_trains) and depth and not self._sets_priced:
-            # every set train placed: price its sets exactly (only set ends pay)
-            part = self._set_part(choice)
-            if part is None:
-                return
-            ends_paid, set_value, _ = part
-            covered = np.zeros(self.n_loc, np.bool_)
-            base = set_value * self.rev_scale + int(hexes.sum()) * self.hex_weight
-            for t, locs in ends_paid.items():
-                base += int(self.prep.candidates[t].bonus[self.trains[t].keep[choice[t]]]) * self.rev_scale
-                for loc, s in locs.items():
-                    if not covered[loc]:
-                        covered[loc] = True
-                        base += self._weight(t, s)
-            self._sets_priced = True
-            try:
-                self._dfs(depth, covered, hexes, base, choice)
-            finally:
-                self._sets_priced = False
+            # every set train placed: price its sets exactly (only set ends pay), for each
+            # direction of the routes that decides where a loop of routes pays
+            for flip in self._flip_options(choice):
+                part = self._set_part(choice, flip)
+                if part is None:
+                    return
+                ends_paid, set_value, _ = part
+                covered = np.zeros(self.n_loc, np.bool_)
+                base = set_value * self.rev_scale + int(hexes.sum()) * self.hex_weight
+                for t, locs in ends_paid.items():
+                    base += int(self.prep.candidates[t].bonus[self.trains[t].keep[choice[t]]]) * self.rev_scale
+                    for loc, s in locs.items():
+                        if not covered[loc]:
+                            covered[loc] = True
+                            base += self._weight(t, s)
+                self._sets_priced, self._flip = True, flip
+                try:
+                    self._dfs(depth, covered, hexes, base, choice)
+                finally:
+                    self._sets_priced = False
             return
         t = self.order[depth]
         tr = self.trains[t]
@@ -294,15 +299,35 @@ class _Search:
             self._dfs(depth + 1, covered, hexes, base, choice)
 
     # -- pricing a complete choice exactly -------------------------------------------------
-    def _set_part(self, choice: list[int]):
-        """The sets of the chosen set routes, as 18xx.games forms them (plan order): per set
-        train the locations it may be paid for (its set's ends), the sets' bonuses, the sets;
-        None when the temporary trains break the rules."""
+    def _flip_options(self, choice: list[int]) -> list[frozenset[int]]:
+        """Which set routes to run backwards: a loop of routes (no free end) pays at its first
+        route's first stop, so both directions of that route are worth trying."""
+        set_running = [t for t in self.set_trains if choice[t] >= 0]
+        if len(set_running) < 2:
+            return [frozenset()]
+        ends = [self.trains[t].ends[choice[t]] for t in set_running]
+        temporary = [self.prep.set_role[t] == SET_TEMPORARY for t in set_running]
+        options = [frozenset()]
+        for members in build_sets(ends, temporary):
+            a, b = set_ends(members, ends)
+            if a == b:
+                first = set_running[members[0]]
+                options += [o | {first} for o in options]
+        return options
+
+    def _set_part(self, choice: list[int], flip: frozenset[int] = frozenset()):
+        """The sets of the chosen set routes, as 18xx.games forms them (plan order; routes in
+        `flip` run backwards): per set train the locations it may be paid for (its set's ends),
+        the sets' bonuses, the sets; None when the temporary trains break the rules."""
         prep = self.prep
         set_running = [t for t in self.set_trains if choice[t] >= 0]
         if not set_running:
             return {}, 0, []
-        ends = [self.trains[t].ends[choice[t]] for t in set_running]
+        ends, keys = [], []
+        for t in set_running:
+            e, k = self.trains[t].ends[choice[t]], self.trains[t].keys[choice[t]]
+            ends.append(e[::-1] if t in flip else e)
+            keys.append(k[::-1] if t in flip else k)
         temporary = [prep.set_role[t] == SET_TEMPORARY for t in set_running]
         built = build_sets(ends, temporary)
         if not sets_legal(built, temporary):
@@ -313,7 +338,7 @@ class _Search:
             key_of = {}
             for r in members:
                 t = set_running[r]
-                for e, key in zip(ends[r], self.trains[t].keys[choice[t]]):
+                for e, key in zip(ends[r], keys[r]):
                     key_of.setdefault(e, key)
                 payable[t] = {loc: s for loc, s in self.trains[t].payable[choice[t]].items()
                               if s in (a, b)}
@@ -323,27 +348,20 @@ class _Search:
         return payable, set_value, sets
 
     def _price(self, choice: list[int], details: bool = False):
+        """The exact value of a complete choice (None if illegal); with `details` also per
+        train its paid stops, the sets, the hex subsidies and the routes run backwards."""
         prep = self.prep
         running = [t for t in range(self.n_trains) if choice[t] >= 0]
         if not running:
-            return (0, None) if details else 0
+            return (0, ({}, [], {}, frozenset())) if details else 0
         stops = {t: self.trains[t].stops[choice[t]] for t in running}
         if self.home is not None and not any(set(stops[t]) & self.home[t] for t in running):
             return None
         if prep.rules.intersect and not _connected([set(stops[t]) for t in running]):
             return None
-        payable = {t: dict(self.trains[t].payable[choice[t]]) for t in running}
-        part = self._set_part(choice)
-        if part is None:
-            return None
-        ends_paid, set_value, sets = part
-        payable.update(ends_paid)
-        paid = self._assign(running, payable)
-        total = sum(self._weight(t, s) for t in running for s in paid[t])
-        total += set_value * (self.scale + (1 if self.scale > 1 else 0))
-        total += sum(int(self.trains[t].extra[choice[t]]) for t in running if not prep.set_role[t])
-        total += sum(int(prep.candidates[t].bonus[self.trains[t].keep[choice[t]]])
-                     * (self.scale + (1 if self.scale > 1 else 0)) for t in running if prep.set_role[t])
+        fixed = sum(int(self.trains[t].extra[choice[t]]) for t in running if not prep.set_role[t])
+        fixed += sum(int(prep.candidates[t].bonus[self.trains[t].keep[choice[t]]]) * self.rev_scale
+                     for t in running if prep.set_role[t])
         subsidy = {}
         if self.hex_amount:
             seen: set[int] = set()
@@ -355,10 +373,23 @@ class _Search:
                 subsidy[t] = prep.hex_subsidy[t] * len(mine - seen)
                 seen |= mine
             if prep.objective == "income":
-                total += sum(subsidy.values()) * self.scale
-        if details:
-            return total, (paid, sets, subsidy)
-        return total
+                fixed += sum(subsidy.values()) * self.scale
+        flips = [self._flip] if self._sets_priced else self._flip_options(choice)
+        best = None
+        for flip in flips:
+            part = self._set_part(choice, flip)
+            if part is None:
+                continue
+            ends_paid, set_value, sets = part
+            payable = {t: ends_paid.get(t, self.trains[t].payable[choice[t]]) for t in running}
+            paid = self._assign(running, payable)
+            total = fixed + set_value * self.rev_scale
+            total += sum(self._weight(t, s) for t in running for s in paid[t])
+            if best is None or total > best[0]:
+                best = (total, (paid, sets, subsidy, flip))
+        if best is None:
+            return None
+        return best if details else best[0]
 
     def _assign(self, running: list[int], payable: dict[int, dict[int, int]]) -> dict[int, list[int]]:
         """The best paid stops per train: locations by value, each to a train that can take
@@ -429,7 +460,7 @@ class _Search:
         sets_out: tuple = ()
         value = 0
         if self.best_value > 0:
-            total, (paid, sets, subsidy) = self._price(list(choice), details=True)
+            total, (paid, sets, subsidy, flip) = self._price(list(choice), details=True)
             for t in range(self.n_trains):
                 if choice[t] < 0:
                     continue
@@ -439,6 +470,7 @@ class _Search:
                     "revenue": int(sum(int(td.node_value[s]) for s in paid[t]) + prep.candidates[t].bonus[i]),
                     "subsidy": int(sum(int(td.node_subsidy[s]) for s in paid[t]) + subsidy.get(t, 0)),
                     "paid": paid[t],
+                    "reverse": t in flip,
                 }
             for trains, ends, bonus in sets:
                 overrides[trains[0]]["revenue"] += bonus
