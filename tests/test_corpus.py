@@ -5,11 +5,9 @@ the generic profile) and every title with a registered profile of its own — we
 least the better of the players' and the 18xx.games auto-router's figures, prove it optimal, and
 score the recorded routes exactly as 18xx.games did.
 
-Titles without a profile join in part: in 18SJ, positions whose recorded routes all pay the
-plain sum of their stops (no bonus applied) follow the generic route rules. In 1860 and 1862 a
-plain-sum position is not enough: 1860 routes may pass one tokened-out city per round and its
-N+M trains share the town allowance, 1862 freight trains count hexes and stops pay once; those
-titles join when their profiles land.
+Every title of the corpus (1860, 1862, 18SJ) has its profile. Titles without one would join in
+part: positions whose recorded routes all pay the plain sum of their stops follow the generic
+route rules (`PLAIN_SUM_TITLES`).
 """
 
 from __future__ import annotations
