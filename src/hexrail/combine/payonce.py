@@ -83,8 +83,11 @@ def combine_payonce(prep: Prepared, *, deadline: float | None = None) -> Selecti
 
 
 class _Search:
-    def __init__(self, prep: Prepared, deadline: float | None):
-        self.prep, self.deadline = prep, deadline
+    def __init__(self, prep: Prepared, deadline: float | None, only: list[int] | None = None,
+                 checks: bool = True, trains: list[_Train] | None = None):
+        """`only`: the trains that may run (the others stay idle); `checks`: enforce the home
+        route and meeting routes (off for a bound)."""
+        self.prep, self.deadline, self.checks = prep, deadline, checks
         self.n_trains = len(prep.trains)
         income = prep.objective == "income"
         # Income ranks plans by revenue + subsidy, then revenue: both ride in one integer.
@@ -96,7 +99,7 @@ class _Search:
         self.hex_amount = max(prep.hex_subsidy, default=0)
         self.hex_weight = self.hex_amount * self.scale if income else 0
         self.bonus_cache: dict = {}
-        self.trains = [self._train(t) for t in range(self.n_trains)]
+        self.trains = trains or [self._train(t) for t in range(self.n_trains)]
         # per train, its binding pay limits: (stop kinds, how many of them it may be paid for)
         self.caps = []
         for t, td in enumerate(prep.trains):
@@ -107,15 +110,15 @@ class _Search:
                     if int(td.pay_cap[subset]) < NO_LIMIT:
                         caps.append((kinds, int(td.pay_cap[subset])))
             self.caps.append(caps)
-        self.set_trains = [t for t in range(self.n_trains) if prep.set_role[t]]
+        runs = set(range(self.n_trains) if only is None else only)
+        self.set_trains = [t for t in range(self.n_trains) if prep.set_role[t] and t in runs]
         self.slack = self._join_slack() if len(self.set_trains) > 1 else 0
         self.home = None
-        if prep.rules.home_route:
+        if prep.rules.home_route and checks:
             self.home = [home_nodes(prep, t) for t in range(self.n_trains)]
-        # levels: best earners first; identical trains next to each other
         # levels: set trains first (their sets are priced, and checked, once all are placed),
         # then the best earners; identical trains next to each other
-        self.order = sorted(range(self.n_trains),
+        self.order = sorted(runs,
                             key=lambda t: (not prep.set_role[t], -int(self.trains[t].alone.max(initial=0)
                                                 + self.trains[t].extra.max(initial=0)),
                                            prep.groups[t], t))
@@ -126,6 +129,15 @@ class _Search:
         self.best_choice: tuple[int, ...] = tuple([-1] * self.n_trains)
         self.nodes = 0
         self.timed_out = False
+        # What the other trains can earn at most, together: a cap on their gains, which
+        # overlap each other (found by this search without sets and legality checks).
+        self.others_cap = None
+        others = [t for t in self.order if not prep.set_role[t]]
+        if self.set_trains and others:
+            sub = _Search(prep, deadline, only=others, checks=False, trains=self.trains)
+            sub.run()
+            self.others_cap = None if sub.timed_out else sub.best_value
+            self.nodes += sub.nodes
 
     # -- data -----------------------------------------------------------------------------
     def _weight(self, t: int, s: int) -> int:
@@ -221,11 +233,22 @@ class _Search:
         self._dfs(0, covered, hexes, 0, [-1] * self.n_trains)
         return self._selection()
 
-    def _bound(self, depth: int, covered, hexes, base: int) -> int:
-        rest = 0
-        for t in self.order[depth:]:
+    def _rest(self, trains: list[int], covered, hexes) -> int:
+        """At most what `trains` can add to a partial choice covering `covered` and `hexes`."""
+        sets = others = 0
+        for t in trains:
             if len(self.trains[t].keep):
-                rest += max(0, int(self._gains(t, covered, hexes).max()))
+                best = max(0, int(self._gains(t, covered, hexes).max()))
+                if self.prep.set_role[t]:
+                    sets += best
+                else:
+                    others += best
+        if self.others_cap is not None:
+            others = min(others, self.others_cap)
+        return sets + others
+
+    def _bound(self, depth: int, covered, hexes, base: int) -> int:
+        rest = self._rest(self.order[depth:], covered, hexes)
         joins = max(0, len(self.set_trains) - 1)
         return base + rest + joins * self.slack
 
@@ -235,18 +258,18 @@ class _Search:
             self.timed_out = True
         if self.timed_out:
             return
-        if depth == self.n_trains:
+        if depth == len(self.order):
             value = self._price(choice)
             if value is not None and value > self.best_value:
                 self.best_value, self.best_choice = value, tuple(choice)
             return
-        if depth == len(self.set_trains) and depth and not self._sets_priced:
+        if depth == len(self.set_trains) and depth and not self._sets_priced and self.set_trains:
             # every set train placed: price its sets exactly (only set ends pay), for each
             # direction of the routes that decides where a loop of routes pays
             for flip in self._flip_options(choice):
                 part = self._set_part(choice, flip)
                 if part is None:
-                    return
+                    continue
                 ends_paid, set_value, _ = part
                 covered = np.zeros(self.n_loc, np.bool_)
                 base = set_value * self.rev_scale + int(hexes.sum()) * self.hex_weight
@@ -265,10 +288,7 @@ class _Search:
         t = self.order[depth]
         tr = self.trains[t]
         gains = self._gains(t, covered, hexes)
-        rest = 0
-        for u in self.order[depth + 1:]:
-            if len(self.trains[u].keep):
-                rest += max(0, int(self._gains(u, covered, hexes).max()))
+        rest = self._rest(self.order[depth + 1:], covered, hexes)
         joins = max(0, len(self.set_trains) - 1) * self.slack if depth < len(self.set_trains) else 0
         # identical trains take candidates in increasing index (idle = last)
         prev = self.order[depth - 1] if depth else -1
@@ -357,7 +377,7 @@ class _Search:
         stops = {t: self.trains[t].stops[choice[t]] for t in running}
         if self.home is not None and not any(set(stops[t]) & self.home[t] for t in running):
             return None
-        if prep.rules.intersect and not _connected([set(stops[t]) for t in running]):
+        if prep.rules.intersect and self.checks and not _connected([set(stops[t]) for t in running]):
             return None
         fixed = sum(int(self.trains[t].extra[choice[t]]) for t in running if not prep.set_role[t])
         fixed += sum(int(prep.candidates[t].bonus[self.trains[t].keep[choice[t]]]) * self.rev_scale
