@@ -229,3 +229,27 @@ def route_hex_bits(src, chain_ptr, chains, chain_hex_ptr, chain_hexes, words):
             for h in chain_hexes[chain_hex_ptr[c]:chain_hex_ptr[c + 1]]:
                 out[i, h >> 6] |= np.uint64(1) << np.uint64(h & 63)
     return out
+
+
+@njit(cache=True, nogil=True)
+def route_gains(pay_ptr, pay_loc, pay_w, alone, extra, covered, hex_ptr, hex_idx, hexes,
+                hex_weight):
+    """Per route: what it adds to a partial plan covering the locations `covered` and the hexes
+    `hexes` — its payable locations outside `covered` (never more than it earns alone), its
+    bonus, its new hexes' subsidy (sparse rows: ``pay_ptr``/``hex_ptr``)."""
+    n = alone.shape[0]
+    out = np.empty(n, np.int64)
+    for i in range(n):
+        pay = 0
+        for j in range(pay_ptr[i], pay_ptr[i + 1]):
+            if not covered[pay_loc[j]]:
+                pay += pay_w[j]
+        gain = min(pay, alone[i]) + extra[i]
+        if hex_weight:
+            new = 0
+            for j in range(hex_ptr[i], hex_ptr[i + 1]):
+                if not hexes[hex_idx[j]]:
+                    new += 1
+            gain += new * hex_weight
+        out[i] = gain
+    return out

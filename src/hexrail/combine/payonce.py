@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from hexrail.combine import _kernels as K
 from hexrail.combine.bnb import Selection
 from hexrail.combine.cpsat import _routes, home_nodes, locations
 from hexrail.combine.sets import build_sets, set_ends, sets_legal
@@ -60,7 +61,25 @@ class _Train:
     payable: list[dict[int, int]]  # location -> the stop paying it
     ends: list[tuple[int, int]]
     keys: list[tuple[int, int]]  # end keys (stop, entry hex) for set bonuses
-    best_gain: int = 0
+    # sparse rows of `pay` and `hexes` for the kernels
+    pay_ptr: np.ndarray = None
+    pay_loc: np.ndarray = None
+    pay_w: np.ndarray = None
+    hex_ptr: np.ndarray = None
+    hex_idx: np.ndarray = None
+
+    def __post_init__(self) -> None:
+        rows, cols = np.nonzero(self.pay)
+        self.pay_ptr = np.searchsorted(rows, np.arange(len(self.alone) + 1)).astype(np.int64)
+        self.pay_loc = cols.astype(np.int64)
+        self.pay_w = self.pay[rows, cols].astype(np.int64)
+        if self.hexes is not None:
+            rows, cols = np.nonzero(self.hexes)
+            self.hex_ptr = np.searchsorted(rows, np.arange(len(self.alone) + 1)).astype(np.int64)
+            self.hex_idx = cols.astype(np.int64)
+        else:
+            self.hex_ptr = np.zeros(len(self.alone) + 1, np.int64)
+            self.hex_idx = np.zeros(0, np.int64)
 
 
 def payonce_applies(prep: Prepared) -> bool:
@@ -183,8 +202,14 @@ class _Search:
             hexes = np.zeros((n, len(self.graph.hex_ids)), np.bool_)
             for k, hs in enumerate(r.hexes):
                 hexes[k, hs] = True
-        return _Train(r.keep, pay, alone.astype(np.int64), extra.astype(np.int64), hexes,
-                      r.stops, payable, ends, keys)
+        # best alone first: identical trains take increasing indices, so a train's followers
+        # can earn no more than its own candidates from its index on
+        o = np.argsort(-(alone + extra), kind="stable")
+        pick = o.tolist()
+        return _Train(r.keep[o], pay[o], alone[o].astype(np.int64), extra[o].astype(np.int64),
+                      None if hexes is None else hexes[o], [r.stops[k] for k in pick],
+                      [payable[k] for k in pick], [ends[k] for k in pick],
+                      [keys[k] for k in pick] if keys else keys)
 
     def _key(self, stop: int, entry: int) -> tuple[int, int]:
         """An end as the set bonus sees it: an offboard by the hex its track comes from."""
@@ -217,14 +242,11 @@ class _Search:
         return slack * (self.scale + (1 if self.scale > 1 else 0))
 
     # -- search ---------------------------------------------------------------------------
-    def _gains(self, t: int, covered: np.ndarray, hexes: np.ndarray | None) -> np.ndarray:
+    def _gains(self, t: int, covered: np.ndarray, hexes: np.ndarray) -> np.ndarray:
         tr = self.trains[t]
-        pay = tr.pay[:, ~covered].sum(axis=1) if covered.any() else tr.pay.sum(axis=1)
-        gain = np.minimum(pay, tr.alone) + tr.extra
-        if tr.hexes is not None:
-            new = (tr.hexes & ~hexes).sum(axis=1) if hexes is not None else tr.hexes.sum(axis=1)
-            gain = gain + new * self.hex_weight
-        return gain
+        return K.route_gains(tr.pay_ptr, tr.pay_loc, tr.pay_w, tr.alone, tr.extra, covered,
+                             tr.hex_ptr, tr.hex_idx, hexes,
+                             self.hex_weight if tr.hexes is not None else 0)
 
     def run(self) -> Selection:
         covered = np.zeros(self.n_loc, np.bool_)
@@ -233,8 +255,14 @@ class _Search:
         self._dfs(0, covered, hexes, 0, [-1] * self.n_trains)
         return self._selection()
 
-    def _rest(self, trains: list[int], covered, hexes) -> int:
-        """At most what `trains` can add to a partial choice covering `covered` and `hexes`."""
+    def _same(self, t: int, u: int) -> bool:
+        """Are trains t and u interchangeable (same candidates, same rules)?"""
+        p = self.prep
+        return (p.groups[t] == p.groups[u] and p.set_role[t] == p.set_role[u]
+                and p.hex_subsidy[t] == p.hex_subsidy[u])
+
+    def _rest_parts(self, trains: list[int], covered, hexes) -> tuple[int, int]:
+        """The best gains of `trains` after a partial choice: set trains' and the others'."""
         sets = others = 0
         for t in trains:
             if len(self.trains[t].keep):
@@ -243,9 +271,15 @@ class _Search:
                     sets += best
                 else:
                     others += best
-        if self.others_cap is not None:
-            others = min(others, self.others_cap)
-        return sets + others
+        return sets, others
+
+    def _cap(self, others: int) -> int:
+        return others if self.others_cap is None else min(others, self.others_cap)
+
+    def _rest(self, trains: list[int], covered, hexes) -> int:
+        """At most what `trains` can add to a partial choice covering `covered` and `hexes`."""
+        sets, others = self._rest_parts(trains, covered, hexes)
+        return sets + self._cap(others)
 
     def _bound(self, depth: int, covered, hexes, base: int) -> int:
         rest = self._rest(self.order[depth:], covered, hexes)
@@ -288,23 +322,38 @@ class _Search:
         t = self.order[depth]
         tr = self.trains[t]
         gains = self._gains(t, covered, hexes)
-        rest = self._rest(self.order[depth + 1:], covered, hexes)
         joins = max(0, len(self.set_trains) - 1) * self.slack if depth < len(self.set_trains) else 0
         # identical trains take candidates in increasing index (idle = last)
         prev = self.order[depth - 1] if depth else -1
         floor = -1
-        if prev >= 0 and self.prep.groups[prev] == self.prep.groups[t] \
-                and self.prep.set_role[prev] == self.prep.set_role[t] \
-                and self.prep.hex_subsidy[prev] == self.prep.hex_subsidy[t]:
+        if prev >= 0 and self._same(prev, t):
             floor = choice[prev] if choice[prev] >= 0 else len(tr.keep)
+        # the identical trains after this one choose from this one's index on
+        followers = 0
+        while depth + 1 + followers < len(self.order) and self._same(t, self.order[depth + 1 + followers]):
+            followers += 1
+        tail_sets, tail_others = self._rest_parts(self.order[depth + 1 + followers:], covered, hexes)
+        suffix = np.maximum.accumulate(np.maximum(gains, 0)[::-1])[::-1] if len(gains) else gains
+        top = int(suffix[0]) if len(suffix) else 0
+
+        def rest_from(best_follower: int) -> int:
+            more = followers * best_follower
+            if self.prep.set_role[t]:
+                return tail_sets + more + self._cap(tail_others)
+            return tail_sets + self._cap(tail_others + more)
+
+        loose = rest_from(top)
         for k in np.argsort(-gains, kind="stable").tolist():
-            if base + int(gains[k]) + rest + joins <= self.best_value:
+            if base + int(gains[k]) + loose + joins <= self.best_value:
                 break
             if k < floor:
                 continue
+            if followers and base + int(gains[k]) + rest_from(int(suffix[k])) + joins <= self.best_value:
+                continue
+            locs = tr.pay_loc[tr.pay_ptr[k]:tr.pay_ptr[k + 1]]
             new_cov = covered.copy()
-            new_cov[tr.pay[k] > 0] = True
-            add = int(tr.pay[k][~covered].sum()) + int(tr.extra[k])
+            new_cov[locs] = True
+            add = int(tr.pay_w[tr.pay_ptr[k]:tr.pay_ptr[k + 1]][~covered[locs]].sum()) + int(tr.extra[k])
             new_hex = hexes
             if tr.hexes is not None:
                 add += int((tr.hexes[k] & ~hexes).sum()) * self.hex_weight
@@ -314,8 +363,8 @@ class _Search:
             choice[t] = -1
             if self.timed_out:
                 return
-        if floor <= len(tr.keep) and base + rest + joins > self.best_value:
-            # idle
+        if floor <= len(tr.keep) and base + rest_from(0) + joins > self.best_value:
+            # idle (and so are the identical trains after it)
             self._dfs(depth + 1, covered, hexes, base, choice)
 
     # -- pricing a complete choice exactly -------------------------------------------------
@@ -326,6 +375,8 @@ class _Search:
         if len(set_running) < 2:
             return [frozenset()]
         ends = [self.trains[t].ends[choice[t]] for t in set_running]
+        if len({s for e in ends for s in e}) == 2 * len(ends):
+            return [frozenset()]  # no route meets another: sets of one, no loop
         temporary = [self.prep.set_role[t] == SET_TEMPORARY for t in set_running]
         options = [frozenset()]
         for members in build_sets(ends, temporary):
@@ -349,7 +400,10 @@ class _Search:
             ends.append(e[::-1] if t in flip else e)
             keys.append(k[::-1] if t in flip else k)
         temporary = [prep.set_role[t] == SET_TEMPORARY for t in set_running]
-        built = build_sets(ends, temporary)
+        if len({s for e in ends for s in e}) == 2 * len(ends):
+            built = [[r] for r in range(len(ends))]  # no route meets another
+        else:
+            built = build_sets(ends, temporary)
         if not sets_legal(built, temporary):
             return None
         payable, set_value, sets = {}, 0, []
