@@ -9,16 +9,8 @@ found hardest (its own time is recorded beside ours).
 
 from __future__ import annotations
 
-import json
-import os
-from pathlib import Path
-
 import pytest
-
-import hexrail
-
-CORPUS = Path(os.environ.get("HEXRAIL_CORPUS") or Path(__file__).resolve().parents[2] / "shared" / "corpus")
-FILE = CORPUS / "1860.jsonl"
+from corpus_cases import CORPUS, bench_case, case_ids, load_cases
 
 # (fixture, action index) → our optimum, revenue + subsidy
 CASES = {
@@ -29,41 +21,10 @@ CASES = {
     ("1860_game_end_stock_market.json", 644): 380,  # NGStL: 9+5, 30k candidates
 }
 
-
-def _positions() -> dict:
-    if not FILE.exists():
-        return {}
-    out = {}
-    for line in FILE.read_text(encoding="utf-8").splitlines():
-        data = json.loads(line)
-        key = (data["fixture"], data["action_index"])
-        if key in CASES:
-            out[key] = data
-    return out
+POSITIONS = load_cases("1860", CASES)
+pytestmark = pytest.mark.skipif(not POSITIONS, reason=f"1860 corpus not found in {CORPUS}")
 
 
-POSITIONS = _positions()
-pytestmark = pytest.mark.skipif(not POSITIONS, reason=f"1860 corpus not found at {FILE}")
-
-
-@pytest.fixture(scope="module", autouse=True)
-def warm():
-    hexrail.solve(hexrail.example_path("demo"))
-
-
-@pytest.mark.parametrize("key", list(CASES), ids=[f"{f.removesuffix('.json')}-{a}" for f, a in CASES])
+@pytest.mark.parametrize("key", list(CASES), ids=case_ids(CASES))
 def test_corpus_position(benchmark, key):
-    from hexrail.io.g18xx import position_from_18xx
-
-    data = POSITIONS[key]
-    pos = position_from_18xx(data)
-    hexrail.solve(pos)  # compile and cache the track graph outside the timed region
-    plan = benchmark.pedantic(hexrail.solve, args=(pos,), rounds=3, iterations=1)
-    benchmark.extra_info.update({
-        "total": plan.total, "optimal": plan.optimal, "candidates": plan.stats["candidates"],
-        "timings": plan.timings, "auto_router_s": data["auto_router"]["time_s"],
-    })
-    assert plan.optimal
-    expected = CASES[key]
-    if expected is not None:
-        assert plan.total == expected
+    bench_case(benchmark, POSITIONS[key], CASES[key])

@@ -12,9 +12,9 @@ import sys
 import time
 
 import pytest
+from boards import dense_board
 
 import hexrail
-from boards import dense_board
 from hexrail.solve import choose, prepare
 
 LATE_GAME = dense_board(70, seed=2, link_p=0.85)

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from boards import dense_board
 
 import hexrail
-from boards import dense_board
 from hexrail.bench.algorithms import board_size
 from hexrail.io.native import load_position
 
