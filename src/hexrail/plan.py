@@ -123,6 +123,10 @@ class Plan:
         widths = [max(len(row[k]) for row in rows) for k in range(2)]
         lines = [f"{a:<{widths[0]}}  {b:<{widths[1]}}  {c}" for a, b, c in rows]
         lines.insert(1, "-" * max(len(x) for x in lines))
+        for s in self.sets:
+            if s.bonus or len(s.trains) > 1:
+                lines.append(f"set {' + '.join(s.trains)}: ends {s.ends[0]} and {s.ends[1]}, "
+                             f"bonus {s.bonus}")
         total = f"total {self.revenue}"
         if self.subsidy:
             total += f" + {self.subsidy} subsidy"

@@ -126,7 +126,8 @@ def solve_record(data: Any, *, time_limit: float | None = None, objective: str =
         "rules_note": pos.meta["rules_note"], "objective": objective,
         "revenue": plan.revenue, "subsidy": plan.subsidy, "total": plan.total,
         "optimal": plan.optimal, "upper_bound": plan.upper_bound, "seconds": round(seconds, 6),
-        "routes": routes, **figures, "best_recorded": best,
+        "routes": routes, **({"sets": [x.to_json() for x in plan.sets]} if plan.sets else {}),
+        **figures, "best_recorded": best,
         "vs_best_recorded": None if best is None else value - best,
     }
 
