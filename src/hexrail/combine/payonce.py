@@ -120,15 +120,7 @@ class _Search:
         self.bonus_cache: dict = {}
         self.trains = trains or [self._train(t) for t in range(self.n_trains)]
         # per train, its binding pay limits: (stop kinds, how many of them it may be paid for)
-        self.caps = []
-        for t, td in enumerate(prep.trains):
-            caps = []
-            if not prep.set_role[t]:
-                for subset in range(1, 16):
-                    kinds = [k for k in range(4) if (subset >> k) & 1]
-                    if int(td.pay_cap[subset]) < NO_LIMIT:
-                        caps.append((kinds, int(td.pay_cap[subset])))
-            self.caps.append(caps)
+        self.caps = [self._caps(t) for t in range(self.n_trains)]
         runs = set(range(self.n_trains) if only is None else only)
         self.set_trains = [t for t in range(self.n_trains) if prep.set_role[t] and t in runs]
         self.slack = self._join_slack() if len(self.set_trains) > 1 else 0
@@ -171,6 +163,7 @@ class _Search:
         reduce = rules.share_track and rules.max_bypass == 0
         r = _routes(prep, t, reduce)
         n = len(r.keep)
+        td = prep.trains[t]
         pay = np.zeros((n, self.n_loc), np.int64)
         payable: list[dict[int, int]] = []
         set_train = bool(prep.set_role[t])
@@ -178,7 +171,8 @@ class _Search:
             mine: dict[int, int] = {}
             for s in (r.ends[k].tolist() if set_train else r.stops[k]):
                 w = self._weight(t, s)
-                if w > 0:
+                # a kind the train's rows pay none of (an express train's towns) is not payable
+                if w > 0 and (set_train or td.pay_cap[1 << int(td.node_kidx[s])] > 0):
                     mine[self.loc[s]] = s
                     pay[k, self.loc[s]] = w
             payable.append(mine)
@@ -210,6 +204,27 @@ class _Search:
                       None if hexes is None else hexes[o], [r.stops[k] for k in pick],
                       [payable[k] for k in pick], [ends[k] for k in pick],
                       [keys[k] for k in pick] if keys else keys)
+
+    def _caps(self, t: int) -> list[tuple[list[int], int]]:
+        """Train t's pay limits that can bind: (stop kinds, how many of them it may be paid
+        for), over the kinds it can be paid for at all, without limits others imply."""
+        prep, td = self.prep, self.prep.trains[t]
+        if prep.set_role[t]:
+            return []
+        paid_kinds = 0
+        for mine in self.trains[t].payable:
+            for s in mine.values():
+                paid_kinds |= 1 << int(td.node_kidx[s])
+        limits = {}
+        for subset in range(1, 16):
+            kinds = subset & paid_kinds
+            cap = int(td.pay_cap[subset])
+            if kinds and cap < NO_LIMIT:
+                limits[kinds] = min(cap, limits.get(kinds, cap))
+        # count(K) <= c follows from count(K') <= c' when K is within K' and c' <= c
+        kept = [(k, c) for k, c in limits.items()
+                if not any(k2 != k and k & k2 == k and c2 <= c for k2, c2 in limits.items())]
+        return [([i for i in range(4) if (k >> i) & 1], c) for k, c in kept]
 
     def _key(self, stop: int, entry: int) -> tuple[int, int]:
         """An end as the set bonus sees it: an offboard by the hex its track comes from."""
