@@ -6,9 +6,9 @@ limit (x/y) choose their paid stops jointly with the others; hex subsidies pay o
 set trains (`Profile.set_role`) are paid for the ends of the set their routes join into, plus
 the set's bonus; a route holds the home token; the routes meet at stops.
 
-**Search.** Trains are levels, best-earning first; a level tries its candidates by their
-*gain* — what they add to the locations and hexes the routes above already cover, never more
-than the route earns alone — and idleness last. A partial choice is cut when
+**Search.** Trains are levels: set trains first, then the best earners; a level tries its
+candidates by their *gain* — what they add to the locations and hexes the routes above already
+cover, never more than the route earns alone — and idleness last. A partial choice is cut when
 
     w(covered locations) + hex subsidies + bonuses so far
       + sum over the levels below of their best gain + join slack
@@ -17,7 +17,14 @@ cannot beat the best plan found. That sum bounds every completion: whatever the 
 assignment of paid stops, the stops paid to a lower train outside the covered ones are among
 its route's stops, and no train is paid more than its route alone. Set bonuses count each
 route's own (its set of one); joining sets can add at most ``join slack`` per join (from the
-triangle of the profile's set bonuses over all possible ends).
+triangle of the profile's set bonuses over all possible ends). Three refinements:
+
+- once every set train is placed, its sets are formed and priced exactly (only set ends pay)
+  and the temporary-train rules checked, which cuts whole subtrees;
+- the other trains' gains together never exceed their best joint value without sets and
+  legality checks (found first by the same search), since their gains overlap;
+- identical trains take increasing candidate indices (candidates sorted by what they earn
+  alone), so the trains after one earn at most its candidates' best from its index on.
 
 **Leaves** are priced exactly: sets are formed as 18xx.games forms them (`sets.build_sets`), the
 temporary-train rules checked, home and meeting checked on the visited stops, and the paid
