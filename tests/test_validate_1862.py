@@ -15,6 +15,8 @@ from typing import ClassVar
 
 import pytest
 from conftest import line_hexes
+from hypothesis import HealthCheck, given, note, settings
+from hypothesis import strategies as st
 
 from hexrail import solve
 from hexrail.plan import RouteSet
@@ -334,9 +336,12 @@ def test_the_validator_prices_the_oracles_best_plan_at_its_value(seed):
 # -- the solver against the oracle -------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("seed", range(150))
+@settings(max_examples=200, derandomize=True, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 2**32 - 1))
 def test_the_solver_reaches_the_oracles_optimum(seed, warm_solver):
     doc = random_board(seed)
+    note(json.dumps(doc))
     for objective in ("income", "revenue"):
         best = reference_solve(doc, objective=objective)
         plan = solve(doc, objective=objective)

@@ -234,16 +234,18 @@ def route_hex_bits(src, chain_ptr, chains, chain_hex_ptr, chain_hexes, words):
 @njit(cache=True, nogil=True)
 def route_gains(pay_ptr, pay_loc, pay_w, alone, extra, covered, hex_ptr, hex_idx, hexes,
                 hex_weight):
-    """Per route: what it adds to a partial plan covering the locations `covered` and the hexes
-    `hexes` — its payable locations outside `covered` (never more than it earns alone), its
-    bonus, its new hexes' subsidy (sparse rows: ``pay_ptr``/``hex_ptr``)."""
+    """Per route: what it adds to a partial plan that counts `covered[loc]` for each location
+    and covers the hexes `hexes` — what its payable locations are worth above what is counted
+    (never more than it earns alone), its bonus, its new hexes' subsidy (sparse rows:
+    ``pay_ptr``/``hex_ptr``)."""
     n = alone.shape[0]
     out = np.empty(n, np.int64)
     for i in range(n):
         pay = 0
         for j in range(pay_ptr[i], pay_ptr[i + 1]):
-            if not covered[pay_loc[j]]:
-                pay += pay_w[j]
+            more = pay_w[j] - covered[pay_loc[j]]
+            if more > 0:
+                pay += more
         gain = min(pay, alone[i]) + extra[i]
         if hex_weight:
             new = 0

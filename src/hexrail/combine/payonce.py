@@ -10,7 +10,7 @@ the set's bonus; a route holds the home token; the routes meet at stops.
 candidates by their *gain* — what they add to the locations and hexes the routes above already
 cover, never more than the route earns alone — and idleness last. A partial choice is cut when
 
-    w(covered locations) + hex subsidies + bonuses so far
+    w(covered locations, each at its best value) + hex subsidies + bonuses so far
       + sum over the levels below of their best gain + join slack
 
 cannot beat the best plan found. That sum bounds every completion: whatever the final
@@ -36,7 +36,9 @@ matroids.
 from __future__ import annotations
 
 import time
+from collections import deque
 from dataclasses import dataclass
+from itertools import product
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -271,7 +273,7 @@ class _Search:
                              self.hex_weight if tr.hexes is not None else 0)
 
     def run(self) -> Selection:
-        covered = np.zeros(self.n_loc, np.bool_)
+        covered = np.zeros(self.n_loc, np.int64)  # per location, the value counted so far
         hexes = np.zeros(len(self.graph.hex_ids), np.bool_)
         self.root_bound = self._bound(0, covered, hexes, 0)
         self._dfs(0, covered, hexes, 0, [-1] * self.n_trains)
@@ -327,14 +329,15 @@ class _Search:
                 if part is None:
                     continue
                 ends_paid, set_value, _ = part
-                covered = np.zeros(self.n_loc, np.bool_)
+                covered = np.zeros(self.n_loc, np.int64)
                 base = set_value * self.rev_scale + int(hexes.sum()) * self.hex_weight
                 for t, locs in ends_paid.items():
                     base += int(self.prep.candidates[t].bonus[self.trains[t].keep[choice[t]]]) * self.rev_scale
                     for loc, s in locs.items():
-                        if not covered[loc]:
-                            covered[loc] = True
-                            base += self._weight(t, s)
+                        w = self._weight(t, s)
+                        if w > covered[loc]:
+                            base += w - int(covered[loc])
+                            covered[loc] = w
                 self._sets_priced, self._flip = True, flip
                 try:
                     self._dfs(depth, covered, hexes, base, choice)
@@ -373,9 +376,10 @@ class _Search:
             if followers and base + int(gains[k]) + rest_from(int(suffix[k])) + joins <= self.best_value:
                 continue
             locs = tr.pay_loc[tr.pay_ptr[k]:tr.pay_ptr[k + 1]]
+            worth = tr.pay_w[tr.pay_ptr[k]:tr.pay_ptr[k + 1]]
             new_cov = covered.copy()
-            new_cov[locs] = True
-            add = int(tr.pay_w[tr.pay_ptr[k]:tr.pay_ptr[k + 1]][~covered[locs]].sum()) + int(tr.extra[k])
+            new_cov[locs] = np.maximum(covered[locs], worth)
+            add = int(np.maximum(worth - covered[locs], 0).sum()) + int(tr.extra[k])
             new_hex = hexes
             if tr.hexes is not None:
                 add += int((tr.hexes[k] & ~hexes).sum()) * self.hex_weight
@@ -488,31 +492,47 @@ class _Search:
         return best if details else best[0]
 
     def _assign(self, running: list[int], payable: dict[int, dict[int, int]]) -> dict[int, list[int]]:
-        """The best paid stops per train: locations by value, each to a train that can take
-        it, moving taken ones along an exchange path if needed (greedy on a matroid union)."""
+        """The best paid stops per train. Locations go by value, each to a train that can
+        take it, moving taken ones along an exchange path if needed: greedy on a union of
+        matroids, exact while a location is worth the same to every train that can be paid for
+        it. Where it is not (stops of one offboard area with different values), every choice
+        of payer for those locations is tried and the rest filled greedily."""
+        worth = {}
+        for t in running:
+            for loc, s in payable[t].items():
+                worth.setdefault(loc, {})[t] = self._weight(t, s)
         if all(self._fits(t, list(payable[t]), payable) for t in running):
-            # no pay limit binds: every location pays, to the first train visiting it
-            taken: set[int] = set()
-            out = {}
-            for t in running:
-                out[t] = [s for loc, s in payable[t].items() if loc not in taken]
-                taken.update(payable[t])
+            # no pay limit binds: every location pays, to the train it is worth most to
+            out: dict[int, list[int]] = {t: [] for t in running}
+            for loc, by_train in worth.items():
+                t = max(by_train, key=lambda u: (by_train[u], -running.index(u)))
+                out[t].append(payable[t][loc])
             return out
-        owner: dict[int, int] = {}  # location -> train
-        held: dict[int, list[int]] = {t: [] for t in running}
-        items = sorted({loc for t in running for loc in payable[t]},
-                       key=lambda loc: -max(self._weight(t, payable[t][loc])
-                                            for t in running if loc in payable[t]))
-        for loc in items:
-            path = self._augment(loc, running, payable, owner, held)
-            if path is None:
+        contested = [loc for loc, by_train in worth.items() if len(set(by_train.values())) > 1]
+        best, best_value = None, -1
+        for payers in product(*[list(worth[loc]) + [None] for loc in contested]):
+            held: dict[int, list[int]] = {t: [] for t in running}
+            owner: dict[int, int] = {}
+            for loc, t in zip(contested, payers):
+                if t is not None:
+                    held[t].append(loc)
+                    owner[loc] = t
+            if not all(self._fits(t, held[t], payable) for t in running):
                 continue
-            for item, t in path:
-                if item in owner:
-                    held[owner[item]].remove(item)
-                owner[item] = t
-                held[t].append(item)
-        return {t: [payable[t][loc] for loc in held[t]] for t in running}
+            fixed = set(owner)
+            rest = sorted((loc for loc in worth if loc not in contested),
+                          key=lambda loc: -max(worth[loc].values()))
+            for loc in rest:
+                path = self._augment(loc, running, payable, owner, held, fixed)
+                for item, t in path or ():
+                    if item in owner:
+                        held[owner[item]].remove(item)
+                    owner[item] = t
+                    held[t].append(item)
+            value = sum(worth[loc][t] for t in running for loc in held[t])
+            if value > best_value:
+                best, best_value = held, value
+        return {t: [payable[t][loc] for loc in best[t]] for t in running}
 
     def _fits(self, t: int, locs: list[int], payable: dict[int, dict[int, int]]) -> bool:
         caps = self.caps[t]
@@ -524,11 +544,9 @@ class _Search:
             counts[kidx[payable[t][loc]]] += 1
         return all(sum(counts[k] for k in kinds) <= cap for kinds, cap in caps)
 
-    def _augment(self, start: int, running, payable, owner, held):
+    def _augment(self, start: int, running, payable, owner, held, fixed=frozenset()):
         """A breadth-first exchange path placing location `start`: a list of (location, new
         train) moves, or None if no train can take it without dropping another."""
-        from collections import deque
-
         queue = deque([(start, [])])
         seen = {start}
         while queue:
@@ -539,7 +557,7 @@ class _Search:
                 if self._fits(t, held[t] + [item], payable):
                     return path + [(item, t)]
                 for other in held[t]:
-                    if other in seen:
+                    if other in seen or other in fixed:
                         continue
                     swapped = [x for x in held[t] if x != other] + [item]
                     if self._fits(t, swapped, payable):
