@@ -17,7 +17,7 @@ from hexrail.io.native import load_position
 from hexrail.model.position import Position
 from hexrail.plan import Plan, RoutePlan, RouteSet
 from hexrail.rules import PlanRules, Profile, ruled
-from hexrail.search.routes import Candidates, enumerate_routes, no_routes
+from hexrail.search.routes import Candidates, enumerate_routes, no_routes, with_span_bonuses
 
 OBJECTIVES = ("income", "revenue")
 TIE_SCALE = 1 << 24  # income * TIE_SCALE + revenue orders plans by income, then revenue
@@ -43,6 +43,11 @@ class Prepared:
     timings: dict
     hex_subsidy: list[int]  # per train: subsidy per hex its route covers (paid once per hex)
     set_role: list[int]  # per train: how its route joins sets (rules.base SET_*)
+
+    @property
+    def span_names(self) -> list[str]:
+        """The span bonuses of all trains by name: each pays once per round (a claim bit)."""
+        return sorted({b.name for td in self.trains for b in td.span_bonuses})
 
     def graph_of(self, t: int) -> TrackGraph:
         return self.graphs[self.trains[t].train.spec.track]
@@ -82,7 +87,8 @@ def prepare(position: Any, *, objective: str = "income", deadline: float | None 
         if group not in cache:
             graph = graphs[td.train.spec.track]
             cache[group] = no_routes(graph.chain_res.shape[1]) if barred else \
-                enumerate_routes(graph, td, deadline=deadline, objective=objective)
+                with_span_bonuses(graph, td, enumerate_routes(graph, td, deadline=deadline,
+                                                              objective=objective), objective)
         candidates.append(cache[group])
     timings["enumerate"] = time.perf_counter() - t1
     return Prepared(pos, profile, rules, graphs, trains, candidates, groups, objective, timings,
@@ -99,6 +105,16 @@ def _resources(prep: Prepared, t: int) -> np.ndarray:
         # the round's one bypass is a resource: a claim bit after the track bits
         bit = graph.n_resources
         res[cands.bypass > 0, bit >> 6] |= np.uint64(1) << np.uint64(bit & 63)
+    spans = prep.trains[t].span_bonuses
+    if spans and cands.span is not None:
+        # each span bonus pays once per round: a claim bit after the bypass bit
+        names = prep.span_names
+        bits = [graph.n_resources + 1 + names.index(b.name) for b in spans]
+        words = max(bits) // 64 + 1
+        if words > res.shape[1]:
+            res = np.concatenate([res, np.zeros((len(res), words - res.shape[1]), np.uint64)], axis=1)
+        for k, bit in enumerate(bits):
+            res[cands.span[:, k] > 0, bit >> 6] |= np.uint64(1) << np.uint64(bit & 63)
     return res
 
 
@@ -111,6 +127,9 @@ def choose(prep: Prepared, *, deadline: float | None = None) -> Selection:
     """
     rules = prep.rules
     if prep.coupled:
+        if prep.span_names:
+            raise HexrailError("span bonuses (paid once per round) are not supported together "
+                               "with coupled routes", where="rules.profile")
         from hexrail.combine.payonce import combine_payonce, payonce_applies
 
         if payonce_applies(prep):
@@ -165,8 +184,16 @@ def route_plan(prep: Prepared, t: int, i: int, *, revenue: int | None = None,
         paths=tuple(graph.path_ref[p] for p in paths), hexes=tuple(hexes),
         revenue=int(cands.revenue[i]) if revenue is None else revenue,
         subsidy=int(cands.subsidy[i]) if subsidy is None else subsidy,
-        bonuses=name_bonuses(td, nodes), crossings=int(cands.crossings[i]),
+        bonuses=name_bonuses(td, nodes) + _span_names(td, cands, i),
+        crossings=int(cands.crossings[i]),
     )
+
+
+def _span_names(td: TrainData, cands: Candidates, i: int) -> tuple[tuple[str, int], ...]:
+    """The span bonuses candidate i claims, by name."""
+    if cands.span is None:
+        return ()
+    return tuple((b.name, int(a)) for b, a in zip(td.span_bonuses, cands.span[i]) if a > 0)
 
 
 def solve(position: Any, time_limit: float | None = None, *, objective: str = "income") -> Plan:
@@ -214,15 +241,19 @@ def solve(position: Any, time_limit: float | None = None, *, objective: str = "i
     # a plan that reaches the bound is proven best, however the search was cut short
     optimal = (sel.optimal and prep.complete) or value >= upper
     prep.timings["total"] = time.perf_counter() - start
+    stats = {"candidates": {td.train.id: len(c) for td, c in zip(prep.trains, prep.candidates)},
+             "combine_nodes": sel.nodes, "vertices": prep.graphs[next(iter(prep.graphs))].n_vertices
+             if prep.graphs else 0}
+    facts = prep.profile.facts(prep.position)
+    if facts:
+        stats["facts"] = facts
     return Plan(
         routes=tuple(routes), revenue=revenue, subsidy=subsidy, optimal=optimal,
         upper_bound=max(upper, value) if not optimal else value, objective=objective,
         profile=prep.position.rules.profile, company=prep.position.company,
         position=prep.position, sets=sets,
         timings={k: round(v, 6) for k, v in prep.timings.items()},
-        stats={"candidates": {td.train.id: len(c) for td, c in zip(prep.trains, prep.candidates)},
-               "combine_nodes": sel.nodes, "vertices": prep.graphs[next(iter(prep.graphs))].n_vertices
-               if prep.graphs else 0},
+        stats=stats,
     )
 
 
@@ -235,5 +266,6 @@ def _loose_bound(prep: Prepared) -> int:
         values = np.sort(td.node_weight[td.node_kidx >= 0])[::-1]
         best_stops = int(values[:min(pay, len(values))].sum())
         bonus = int(td.bonus_amount.sum()) * max(1, len(values)) if len(td.bonus_amount) else 0
+        bonus += sum(max(0, b.amount) for b in td.span_bonuses)
         total += best_stops + bonus
     return total

@@ -284,6 +284,7 @@ class _Walk:
     through: tuple[tuple[NodeRef, PathRef, PathRef], ...]  # passed nodes, track in and out
     lanes: tuple[tuple, ...]  # hexside lanes crossed
     hexes: tuple[str, ...]  # hexes in order, runs collapsed
+    node_lanes: tuple[int, ...] = ()  # per entry of `nodes`: hexside lanes crossed before it
 
 
 def _free_entry(board: _Board, paths: list[PathRef], i: int) -> int:
@@ -314,12 +315,14 @@ def _trace(board: _Board, paths: list[PathRef]) -> tuple[_Walk | None, list[str]
     if errors:
         return None, errors
     nodes: list[NodeRef] = []
+    node_lanes: list[int] = []
     through: list[tuple[NodeRef, PathRef, PathRef]] = []
     lanes: list[tuple] = []
     hexes: list[str] = []
     start = board.path(paths[0]).ends[entries[0]]
     if not start.is_edge:
         nodes.append((paths[0][0], start.node))
+        node_lanes.append(0)
     for i, ref in enumerate(paths):
         if not hexes or hexes[-1] != ref[0]:
             hexes.append(ref[0])
@@ -327,19 +330,20 @@ def _trace(board: _Board, paths: list[PathRef]) -> tuple[_Walk | None, list[str]
         last = i == len(paths) - 1
         if not out.is_edge:
             nodes.append((ref[0], out.node))
+            node_lanes.append(len(lanes))
             if not last:
                 through.append(((ref[0], out.node), ref, paths[i + 1]))
         elif not last:
             lanes.append(_lane_key(board, ref[0], out))
     end = board.path(paths[-1]).ends[1 - entries[-1]]
     return _Walk(tuple(paths), start, end, tuple(nodes), tuple(through), tuple(lanes),
-                 tuple(hexes)), []
+                 tuple(hexes), tuple(node_lanes)), []
 
 
 def _single_stop_walk(stop: NodeRef) -> _Walk:
     """A route that stays at one stop (only trains with min_stops 1 may run it)."""
     end = End(node=stop[1])
-    return _Walk((), end, end, (stop,), (), (), (stop[0],))
+    return _Walk((), end, end, (stop,), (), (), (stop[0],), (0,))
 
 
 # -- the rules of one route -----------------------------------------------------------------------
@@ -1084,6 +1088,35 @@ def _hex_subsidies(board: _Board, routes: list[_Route]) -> dict[int, int]:
     return out
 
 
+def _span_bonuses(board: _Board, routes: list[_Route]) -> dict[int, tuple[tuple[str, int], ...]]:
+    """Per legal route, the span bonuses it is paid (`Profile.span_bonuses`): a route containing
+    a bonus's start and target earns its amount less the price of the hex-side crossings
+    between them along the route; each bonus (by name) is paid once, to the route earning most
+    from it (the first in plan order on ties)."""
+    best: dict[str, tuple[int, int]] = {}  # name -> (amount, route index)
+    for i, route in enumerate(routes):
+        if not route.legal:
+            continue
+        lanes_at: dict[NodeRef, int] = dict(zip(route.walk.nodes, route.walk.node_lanes))
+        for bonus in board.profile.span_bonuses(board.pos, route.train):
+            starts = [lanes_at[ref] for ref in map(_node_key, bonus.start) if ref in lanes_at]
+            targets = [lanes_at[ref] for ref in map(_node_key, bonus.target) if ref in lanes_at]
+            if not starts or not targets:
+                continue
+            amount = bonus.earned(min(abs(a - b) for a in starts for b in targets))
+            if amount > best.get(bonus.name, (0, -1))[0]:
+                best[bonus.name] = (amount, i)
+    out: dict[int, tuple[tuple[str, int], ...]] = {}
+    for name, (amount, i) in sorted(best.items()):
+        out[i] = out.get(i, ()) + ((name, amount),)
+    return out
+
+
+def _node_key(text: str) -> NodeRef:
+    hex_id, _, index = text.rpartition("-")
+    return hex_id, int(index)
+
+
 # -- pay ---------------------------------------------------------------------------------------------
 
 
@@ -1188,7 +1221,7 @@ def _settle_pay(board: _Board, routes: list[_Route],
 
 
 def _report(board: _Board, route: _Route, pay: _Pay | None, hex_subsidy: int = 0,
-            set_bonus: int = 0) -> RouteReport:
+            set_bonus: int = 0, span: tuple[tuple[str, int], ...] = ()) -> RouteReport:
     walk = route.walk
     if walk is None:
         return RouteReport(route.plan.train, tuple(route.errors))
@@ -1202,6 +1235,7 @@ def _report(board: _Board, route: _Route, pay: _Pay | None, hex_subsidy: int = 0
     bonuses = _bonuses(board, route.train, stops)
     if set_bonus:
         bonuses += (("set", set_bonus),)
+    bonuses += span
     return RouteReport(
         route.plan.train, (), paid=tuple(_node_str(s) for s in stops if s in pay.paid),
         revenue=pay.revenue + sum(a for _, a in bonuses), subsidy=pay.subsidy + hex_subsidy,
@@ -1243,8 +1277,9 @@ def check_plan(position: Any, plan: Plan | dict, *, objective: str = "income") -
     pays = _settle_pay(board, routes, payable)
     hex_subsidy = _hex_subsidies(board, routes)
     set_bonus = {s.members[0]: s.bonus for s in sets}
-    reports = tuple(_report(board, r, pays.get(i), hex_subsidy.get(i, 0), set_bonus.get(i, 0))
-                    for i, r in enumerate(routes))
+    span = _span_bonuses(board, routes)
+    reports = tuple(_report(board, r, pays.get(i), hex_subsidy.get(i, 0), set_bonus.get(i, 0),
+                            span.get(i, ())) for i, r in enumerate(routes))
     route_sets = tuple(RouteSet(tuple(routes[i].plan.train for i in s.members),
                                 (_node_str(s.ends[0]), _node_str(s.ends[-1])), s.bonus)
                        for s in sets)

@@ -10,7 +10,7 @@ from hexrail.errors import HexrailError
 from hexrail.graph.track import TrackGraph
 from hexrail.model.position import Position, Train
 from hexrail.model.trains import UNLIMITED, TrainSpec
-from hexrail.rules.base import Bonus, Profile
+from hexrail.rules.base import Bonus, Profile, SpanBonus
 
 KIND_INDEX = {"city": 0, "town": 1, "offboard": 2, "halt": 3}
 NO_LIMIT = 1 << 40
@@ -63,6 +63,7 @@ class TrainData:
     bonus_group: np.ndarray
     bonus_per_count: np.ndarray
     n_bonus_groups: int
+    span_bonuses: tuple[SpanBonus, ...] = ()  # start-to-target bonuses, paid once per round
 
     @property
     def anchors(self) -> np.ndarray:
@@ -75,7 +76,8 @@ class TrainData:
                  self.node_can_end, self.node_end_class, self.node_anchor_rank, self.node_value,
                  self.node_subsidy, self.node_weight, self.node_tags, self.visit_cap, self.pay_cap,
                  np.array([self.hex_limit, self.min_stops, self.max_bypass])]
-        return b"".join(p.tobytes() for p in parts) + repr(self.bonuses).encode()
+        return (b"".join(p.tobytes() for p in parts) + repr(self.bonuses).encode()
+                + repr(self.span_bonuses).encode())
 
 
 def lower_train(pos: Position, graph: TrackGraph, profile: Profile, train: Train,
@@ -160,6 +162,7 @@ def lower_train(pos: Position, graph: TrackGraph, profile: Profile, train: Train
         bonus_group=np.asarray(b_group, np.int64),
         bonus_per_count=np.asarray([b.per_count for b in bonuses], np.bool_),
         n_bonus_groups=len(bonus_groups),
+        span_bonuses=tuple(profile.span_bonuses(pos, train)),
     )
 
 

@@ -34,6 +34,32 @@ class Bonus:
     per_count: bool = False
 
 
+@dataclass(frozen=True, slots=True)
+class SpanBonus:
+    """A bonus for a route that contains a stop of `start` and a stop of `target` (visited, paid
+    or not), worth ``amount - per_crossing * h``, never below zero: ``h`` is the number of
+    hex-side crossings along the route between the two (the fewest, when it contains several).
+
+    Span bonuses are told apart by `name`; each pays at most once per round, to one route of the
+    company (the solver chooses which, weighing it against the routes' other earnings). Stops are
+    node references (``"E5-0"``).
+    """
+
+    name: str
+    start: tuple[str, ...]
+    target: tuple[str, ...]
+    amount: int
+    per_crossing: int = 0
+
+    def earned(self, crossings_between: int) -> int:
+        """What a route with `crossings_between` hex-side crossings from start to target earns.
+
+        >>> SpanBonus("x", ("A1-0",), ("A5-0",), 60, 10).earned(4)
+        20
+        """
+        return max(0, self.amount - self.per_crossing * crossings_between)
+
+
 # How a train's routes join others end to end (`Profile.set_role`).
 SET_NONE = 0  # the route stands alone
 SET_PERMANENT = 1  # joins a set; several sets may exist
@@ -148,8 +174,17 @@ class Profile:
         """Per-route bonuses this train can earn."""
         return ()
 
+    def span_bonuses(self, pos: Position, train: Train) -> tuple[SpanBonus, ...]:
+        """Bonuses for running from one stop to another, each paid once per round (`SpanBonus`)."""
+        return ()
+
     def plan_rules(self, pos: Position) -> PlanRules:
         return PlanRules()
+
+    def facts(self, pos: Position) -> dict[str, Any]:
+        """Facts the profile derives from the board and the plan reports (``Plan.stats["facts"]``),
+        e.g. whether a conditional stop bonus applies; JSON-ready. None by default."""
+        return {}
 
 
 def ruled(pos: Position) -> tuple[Position, Profile]:

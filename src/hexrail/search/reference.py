@@ -28,7 +28,8 @@ the rules.
    and nothing else.
 4. **Coupled plans.** When the routes' pay depends on each other — a location (a stop, or all
    stops of one group) pays once across the routes, trains earn a subsidy per hex that pays once
-   (`Profile.hex_subsidy`), or trains join into sets end to end (`Profile.set_role`) — every
+   (`Profile.hex_subsidy`), trains join into sets end to end (`Profile.set_role`), or a bonus
+   pays once per round (`Profile.span_bonuses`) — every
    plan is priced as a whole instead of adding up its routes:
 
    - sets are built from the set trains' routes exactly as 18xx.games builds them
@@ -40,7 +41,10 @@ the rules.
    - with stops paying once, every way of giving each shared location to one of the routes that
      may be paid for it is tried, each route then paying its best among the rest;
    - hexes pay their subsidy to one route each, the one with the highest rate (listing routes
-     by falling rate is a legal plan order, and no order pays more).
+     by falling rate is a legal plan order, and no order pays more);
+   - span bonuses (`Profile.span_bonuses`, e.g. bonus routes from home to a bonus station)
+     pay once per plan: each goes to the chosen route that earns most from it, every route
+     having computed it from its own walk (the lanes crossed between the bonus's two stops).
 
    Set trains are chosen first, unpruned. Once they are, what their sets can earn at most
    (every payable stop paid, the bonuses) plus, for the other routes, their values alone (each
@@ -101,6 +105,9 @@ class ReferenceRoute:
     crossings: int  # hexside crossings
     track: frozenset = field(repr=False, default=frozenset())  # paths and hexside lanes used
     nodes: tuple[str, ...] = field(repr=False, default=())  # every node passed, stops included
+    # Span bonuses the route could earn, (name, amount): each pays once per plan, to one route
+    # (`_price_plan` gives it to the chosen route earning most from it).
+    span: tuple[tuple[str, int], ...] = ()
 
     def value(self, objective: str = "income") -> int:
         return self.revenue + self.subsidy if objective == "income" else self.revenue
@@ -217,6 +224,7 @@ class _Board:
         self.no_reentry = {h.id for h in pos.hexes if profile.reentry_forbidden(pos, h)}
         self.tags = {h.id: tuple(profile.hex_tags(pos, train, h)) for h in pos.hexes}
         self.bonuses = profile.bonuses(pos, train)
+        self.span_bonuses = profile.span_bonuses(pos, train)
 
     def soft_block(self, key: NodeKey) -> bool:
         """Blocked, but a bypass lets a train through (a city or pass full of other tokens)."""
@@ -234,6 +242,7 @@ class _Walk:
     stops: list[NodeKey] = field(default_factory=list)
     hex_runs: list[str] = field(default_factory=list)  # hexes of the paths, runs collapsed
     bypass: int = 0
+    node_lanes: list[int] = field(default_factory=list)  # per node: hexside lanes crossed before
 
 
 def reference_routes(position: Any, train: Train | str, *, objective: str = "income",
@@ -280,6 +289,7 @@ def _walks(board: _Board, start: NodeKey, max_bypass: int, hex_limit: int,
     of the state is yielded, so callers may keep it)."""
     walk = _Walk(start=start)
     walk.nodes.append(start)
+    walk.node_lanes.append(0)
     walk.stops.append(start)
     walk.hex_runs.append(start[0])
     if not fits(_mandatory(board, walk.stops)):
@@ -291,7 +301,7 @@ def _walks(board: _Board, start: NodeKey, max_bypass: int, hex_limit: int,
 
 def _snapshot(walk: _Walk) -> _Walk:
     return _Walk(walk.start, list(walk.paths), list(walk.lanes), list(walk.nodes), list(walk.stops),
-                 list(walk.hex_runs), walk.bypass)
+                 list(walk.hex_runs), walk.bypass, list(walk.node_lanes))
 
 
 def _mandatory(board: _Board, stops: list[NodeKey]) -> tuple[tuple[str, int], ...]:
@@ -372,6 +382,7 @@ def _arrive_node(board: _Board, walk: _Walk, u: NodeKey, path: Path, groups: set
     if new_groups & groups:
         return
     walk.nodes.append(u)
+    walk.node_lanes.append(len(walk.lanes))
     if is_stop:
         walk.stops.append(u)
     # Distance is monotone: if the mandatory stops no longer fit, no longer walk will.
@@ -385,6 +396,7 @@ def _arrive_node(board: _Board, walk: _Walk, u: NodeKey, path: Path, groups: set
     if is_stop:
         walk.stops.pop()
     walk.nodes.pop()
+    walk.node_lanes.pop()
 
 
 # -- distance and scoring -------------------------------------------------------------------
@@ -427,7 +439,27 @@ def _score_route(board: _Board, walk: _Walk, objective: str) -> ReferenceRoute |
         paid=tuple(_ref(s) for s in walk.stops if s in paid),
         revenue=revenue + bonus, subsidy=subsidy, bonus=bonus, bypass=walk.bypass,
         crossings=len(walk.lanes), track=frozenset(walk.paths) | frozenset(walk.lanes),
-        nodes=tuple(_ref(n) for n in walk.nodes))
+        nodes=tuple(_ref(n) for n in walk.nodes), span=_span(board, walk))
+
+
+def _span(board: _Board, walk: _Walk) -> tuple[tuple[str, int], ...]:
+    """The span bonuses the walk could earn: for each whose start and target it contains, the
+    amount less the price of the hex-side lanes crossed between them (the fewest)."""
+    lanes_at = dict(zip(walk.nodes, walk.node_lanes))
+    out = []
+    for b in board.span_bonuses:
+        starts = [lanes_at[k] for k in map(_key, b.start) if k in lanes_at]
+        targets = [lanes_at[k] for k in map(_key, b.target) if k in lanes_at]
+        if starts and targets:
+            amount = b.earned(min(abs(x - y) for x in starts for y in targets))
+            if amount > 0:
+                out.append((b.name, amount))
+    return tuple(out)
+
+
+def _key(ref: str) -> NodeKey:
+    hex_id, _, index = ref.rpartition("-")
+    return hex_id, int(index)
 
 
 def _choose_pay(board: _Board, stops: list[NodeKey] | tuple[NodeKey, ...],
@@ -585,7 +617,8 @@ def _best_combination(per_train: list[list[ReferenceRoute]], objective: str, sha
 def _coupled(pos: Position, profile: Profile, rules: PlanRules) -> bool:
     """Does a route's pay depend on the other routes of the plan?"""
     return rules.stops_pay_once or any(
-        profile.hex_subsidy(pos, t) > 0 or profile.set_role(pos, t) != SET_NONE for t in pos.trains)
+        profile.hex_subsidy(pos, t) > 0 or profile.set_role(pos, t) != SET_NONE
+        or profile.span_bonuses(pos, t) for t in pos.trains)
 
 
 def _stop_keys(route: ReferenceRoute) -> tuple[NodeKey, ...]:
@@ -633,7 +666,8 @@ def _solve_coupled(pos: Position, profile: Profile, rules: PlanRules,
     def upper(t: int, r: ReferenceRoute) -> tuple[int, int]:
         """What a route not in a set can add to any plan, at most: (value, revenue)."""
         hex_subsidy = rate[t] * len(set(_path_hexes(r))) if income else 0
-        return r.value(objective) + hex_subsidy, r.revenue
+        span = sum(a for _, a in r.span)
+        return r.value(objective) + hex_subsidy + span, r.revenue + span
 
     suffix = [(0, 0)] * (n + 1)
     for i in range(n - 1, n_set - 1, -1):
@@ -690,8 +724,9 @@ def _sets_upper(boards: dict[int, _Board], rate: list[int], set_routes: list[tup
     income = objective == "income"
     fixed_value = fixed_revenue = 0
     for t, r in set_routes:
-        fixed_revenue += r.bonus
-        fixed_value += r.bonus + (rate[t] * len(set(_path_hexes(r))) if income else 0)
+        span = sum(a for _, a in r.span)
+        fixed_revenue += r.bonus + span
+        fixed_value += r.bonus + span + (rate[t] * len(set(_path_hexes(r))) if income else 0)
     best_value = best_revenue = 0
     for payable, bonus, _, _ in layouts:
         revenue = sum(bonus.values()) + sum(boards[t].value[s] for t, refs in payable.items() for s in refs)
@@ -715,11 +750,20 @@ def _price_plan(boards: dict[int, _Board], rules: PlanRules, rate: list[int],
             hexes = set(_path_hexes(r))
             hex_subsidy[t] = rate[t] * len(hexes - covered)
             covered |= hexes
+    # Span bonuses: each to the chosen route earning most from it (the first on ties).
+    span: dict[int, int] = {t: 0 for t, _ in chosen}
+    top: dict[str, tuple[int, int]] = {}
+    for t, r in chosen:
+        for name, amount in r.span:
+            if amount > top.get(name, (0, -1))[0]:
+                top[name] = (amount, t)
+    for amount, t in top.values():
+        span[t] += amount
     best = None
     for payable, set_bonus, sets, arrangement in layouts:
         pays = _joint_pay(boards, rules.stops_pay_once, chosen, stops, payable, objective)
         revenue = (sum(p[1] for p in pays.values()) + sum(r.bonus for _, r in chosen)
-                   + sum(set_bonus.values()))
+                   + sum(set_bonus.values()) + sum(span.values()))
         subsidy = sum(p[2] for p in pays.values()) + sum(hex_subsidy.values())
         value = revenue + subsidy if income else revenue
         if best is None or (value, revenue) > best[0]:
@@ -728,7 +772,7 @@ def _price_plan(boards: dict[int, _Board], rules: PlanRules, rate: list[int],
     routes = {}
     for t, r in chosen:
         _, pay_revenue, pay_subsidy, counted, paid = pays[t]
-        bonus = r.bonus + set_bonus.get(t, 0)
+        bonus = r.bonus + set_bonus.get(t, 0) + span[t]
         r = replace(
             r, paid=tuple(_ref(s) for s in stops[t] if s in paid),
             counted=r.counted if counted is None else tuple(_ref(s) for s in stops[t] if s in counted),

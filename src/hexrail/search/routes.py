@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from itertools import combinations
 
 import numpy as np
 
@@ -17,7 +18,9 @@ class Candidates:
     """All routes of one train, sorted by objective value (best first).
 
     Per route: revenue (bonuses included), subsidy, bonus part, bypasses spent, hexside
-    crossings and the resource bitset (paths, hexsides and profile claims), all in sorted order;
+    crossings, the resource bitset (paths, hexsides and profile claims) and the span bonuses it
+    claims (``span[i, k]``: the amount of the train's k-th `SpanBonus`, 0 if not claimed), all in
+    sorted order;
     the ordered stops with their paid flags and the ordered chains (``~c`` = chain c run
     backwards) stay in the kernel's ragged arrays, reached through ``src``.
     """
@@ -35,6 +38,7 @@ class Candidates:
     chain_ptr: np.ndarray
     chains: np.ndarray
     complete: bool  # False when a deadline cut the enumeration short
+    span: np.ndarray | None = None  # int64[n, span bonuses]; None: the train has none
 
     def __len__(self) -> int:
         return len(self.revenue)
@@ -174,3 +178,87 @@ def _grow(bufs: list[np.ndarray], caps: list[int], words: int) -> list[np.ndarra
             fresh[:len(old)] = old
             out.append(fresh)
     return out
+
+
+def with_span_bonuses(graph: TrackGraph, td: TrainData, cands: Candidates,
+                      objective: str = "income") -> Candidates:
+    """The candidates with the train's span bonuses (`hexrail.rules.base.SpanBonus`) priced in.
+
+    A route containing a bonus's start and target earns it, less its price per hex-side
+    crossing between the two along the route. Because a bonus pays once per round, each such
+    route also stays a candidate without it (and, with several, with every subset), so that
+    another train may claim it; the combiner keeps claims disjoint (`hexrail.solve`).
+    """
+    bonuses = td.span_bonuses
+    k = len(bonuses)
+    if not k:
+        return cands
+    n = len(cands)
+    amounts = np.zeros((n, k), np.int64)
+    starts = [{graph.node_index[r] for r in b.start if r in graph.node_index} for b in bonuses]
+    targets = [{graph.node_index[r] for r in b.target if r in graph.node_index} for b in bonuses]
+    wanted = np.array(sorted(set().union(*starts) | set().union(*targets)), np.int64)
+    # Only routes that contain some start or target stop are walked.
+    lengths = cands.node_ptr[1:] - cands.node_ptr[:-1]
+    hit = np.zeros(len(lengths), np.int64)
+    if len(wanted) and len(cands.nodes):
+        np.add.at(hit, np.repeat(np.arange(len(lengths)), lengths), np.isin(cands.nodes, wanted))
+    raw_to_sorted = np.empty(len(cands.src), np.int64)
+    raw_to_sorted[cands.src] = np.arange(n)
+    for raw in np.flatnonzero(hit >= 2).tolist():
+        at = _crossings_at_nodes(graph, cands.chains[cands.chain_ptr[raw]:cands.chain_ptr[raw + 1]])
+        for j, b in enumerate(bonuses):
+            here_s = [at[v] for v in starts[j] if v in at]
+            here_t = [at[v] for v in targets[j] if v in at]
+            if here_s and here_t:
+                h = min(abs(a - c) for a in here_s for c in here_t)
+                amounts[raw_to_sorted[raw], j] = b.earned(h)
+    # Every route once per subset of the bonuses it earns (the empty subset included).
+    index: list[int] = []
+    rows: list[np.ndarray] = []
+    zero = np.zeros(k, np.int64)
+    earning = np.flatnonzero((amounts > 0).any(axis=1))
+    plain = np.ones(n, np.bool_)
+    plain[earning] = False
+    for i in earning.tolist():
+        positive = np.flatnonzero(amounts[i] > 0).tolist()
+        for size in range(len(positive) + 1):
+            for subset in combinations(positive, size):
+                row = zero.copy()
+                row[list(subset)] = amounts[i, list(subset)]
+                index.append(i)
+                rows.append(row)
+    idx = np.concatenate([np.flatnonzero(plain), np.asarray(index, np.int64)])
+    span = np.concatenate([np.zeros((int(plain.sum()), k), np.int64),
+                           np.asarray(rows, np.int64).reshape(len(rows), k)])
+    extra = span.sum(axis=1)
+    revenue = cands.revenue[idx] + extra
+    subsidy = cands.subsidy[idx]
+    value = revenue + subsidy if objective == "income" else revenue
+    order = np.lexsort((-revenue, -value))
+    idx = idx[order]
+    return replace(cands, revenue=revenue[order], subsidy=subsidy[order],
+                   bonus=cands.bonus[idx] + extra[order], bypass=cands.bypass[idx],
+                   crossings=cands.crossings[idx], res=cands.res[idx], src=cands.src[idx],
+                   span=span[order])
+
+
+def _crossings_at_nodes(graph: TrackGraph, chains: np.ndarray) -> dict[int, int]:
+    """Hex-side crossings from the route's first stop to each node it passes (``~c``: chain c
+    run backwards; a branch point passed is one crossing, as in the kernel)."""
+    if not len(chains):
+        return {}
+    c0 = int(chains[0])
+    first = int(graph.chain_ends[c0, 0] if c0 >= 0 else graph.chain_ends[~c0, 1])
+    at = {first: 0}
+    total = 0
+    for c in chains.tolist():
+        cc, fwd = (c, True) if c >= 0 else (~c, False)
+        a, b = (int(x) for x in graph.chain_ends[cc])
+        here, there = (a, b) if fwd else (b, a)
+        if here >= graph.n_nodes:
+            total += 1
+        total += int(graph.chain_crossings[cc])
+        if there < graph.n_nodes:
+            at[there] = total
+    return at
