@@ -70,6 +70,7 @@ class _Train:
     payable: list[dict[int, int]]  # location -> the stop paying it
     ends: list[tuple[int, int]]
     keys: list[tuple[int, int]]  # end keys (stop, entry hex) for set bonuses
+    by_end: dict | None = None  # set trains: stop -> candidates ending there (built lazily)
     # sparse rows of `pay` and `hexes` for the kernels
     pay_ptr: np.ndarray = None
     pay_loc: np.ndarray = None
@@ -279,6 +280,33 @@ class _Search:
         self._dfs(0, covered, hexes, 0, [-1] * self.n_trains)
         return self._selection()
 
+    def _must_join(self, depth: int, choice: list[int]) -> np.ndarray | None:
+        """At the last set train's level: when running it apart from the others would break
+        the temporary-train rules, the candidates that share an end with a placed set route
+        (None: any may run)."""
+        if depth != len(self.set_trains) - 1 or depth == 0:
+            return None
+        t = self.order[depth]
+        placed = [u for u in self.order[:depth] if choice[u] >= 0]
+        if not placed:
+            return None
+        ends = [self.trains[u].ends[choice[u]] for u in placed]
+        temporary = [self.prep.set_role[u] == SET_TEMPORARY for u in placed]
+        apart = ends + [(-1, -2)]  # t's route meeting no other
+        if sets_legal(build_sets(apart, temporary + [self.prep.set_role[t] == SET_TEMPORARY]),
+                      temporary + [self.prep.set_role[t] == SET_TEMPORARY]):
+            return None
+        tr = self.trains[t]
+        if tr.by_end is None:
+            tr.by_end = {}
+            for k, (a, b) in enumerate(tr.ends):
+                tr.by_end.setdefault(a, []).append(k)
+                tr.by_end.setdefault(b, []).append(k)
+        mask = np.zeros(len(tr.keep), np.bool_)
+        for e in {s for pair in ends for s in pair}:
+            mask[tr.by_end.get(e, [])] = True
+        return mask
+
     def _same(self, t: int, u: int) -> bool:
         """Are trains t and u interchangeable (same candidates, same rules)?"""
         p = self.prep
@@ -368,10 +396,11 @@ class _Search:
             return tail_sets + self._cap(tail_others + more)
 
         loose = rest_from(top)
+        joining = self._must_join(depth, choice)
         for k in np.argsort(-gains, kind="stable").tolist():
             if base + int(gains[k]) + loose + joins <= self.best_value:
                 break
-            if k < floor:
+            if k < floor or (joining is not None and not joining[k]):
                 continue
             if followers and base + int(gains[k]) + rest_from(int(suffix[k])) + joins <= self.best_value:
                 continue
