@@ -255,3 +255,29 @@ def route_gains(pay_ptr, pay_loc, pay_w, alone, extra, covered, hex_ptr, hex_idx
             gain += new * hex_weight
         out[i] = gain
     return out
+
+
+@njit(cache=True, nogil=True)
+def follower_gains(pay_ptr, pay_loc, pay_w, alone, extra, covered):
+    """For each route k of a train followed by identical trains (which take routes j >= k):
+    the most one follower can add once route k is chosen too — max over j >= k of route j's
+    gain over `covered` raised by route k's payable locations."""
+    n = alone.shape[0]
+    out = np.zeros(n, np.int64)
+    counted = covered.copy()
+    for k in range(n):
+        for t in range(pay_ptr[k], pay_ptr[k + 1]):
+            counted[pay_loc[t]] = max(counted[pay_loc[t]], pay_w[t])
+        best = 0
+        for j in range(k, n):
+            pay = 0
+            for t in range(pay_ptr[j], pay_ptr[j + 1]):
+                more = pay_w[t] - counted[pay_loc[t]]
+                if more > 0:
+                    pay += more
+            gain = min(pay, alone[j]) + extra[j]
+            best = max(best, gain)
+        out[k] = best
+        for t in range(pay_ptr[k], pay_ptr[k + 1]):
+            counted[pay_loc[t]] = covered[pay_loc[t]]
+    return out

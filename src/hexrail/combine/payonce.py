@@ -280,6 +280,23 @@ class _Search:
         self._dfs(0, covered, hexes, 0, [-1] * self.n_trains)
         return self._selection()
 
+    def _join_slacks(self, depth: int, choice: list[int]) -> np.ndarray | None:
+        """At the last set train's level, per candidate the join slack its choice can bring:
+        one per join among the placed set routes and per end it shares with them."""
+        if depth != len(self.set_trains) - 1:
+            return None
+        t = self.order[depth]
+        placed = [self.trains[u].ends[choice[u]] for u in self.order[:depth] if choice[u] >= 0]
+        seen: dict[int, int] = {}
+        for pair in placed:
+            for e in pair:
+                seen[e] = seen.get(e, 0) + 1
+        among = sum(c - 1 for c in seen.values())
+        tr = self.trains[t]
+        meets = np.array([(a in seen) + (b in seen) for a, b in tr.ends], np.int64) if tr.ends \
+            else np.zeros(0, np.int64)
+        return (among + meets) * self.slack
+
     def _must_join(self, depth: int, choice: list[int]) -> np.ndarray | None:
         """At the last set train's level: when running it apart from the others would break
         the temporary-train rules, the candidates that share an end with a placed set route
@@ -396,13 +413,33 @@ class _Search:
             return tail_sets + self._cap(tail_others + more)
 
         loose = rest_from(top)
+        if followers and floor < 0 and tr.hexes is None:
+            # the first of identical trains: bound its followers given each of its routes
+            suffix = K.follower_gains(tr.pay_ptr, tr.pay_loc, tr.pay_w, tr.alone, tr.extra, covered)
         joining = self._must_join(depth, choice)
-        for k in np.argsort(-gains, kind="stable").tolist():
+        meets = self._join_slacks(depth, choice) if joins else None
+        # Each candidate's own bound, all at once: the loop below re-checks against the best
+        # plan as it improves.
+        slack = meets if meets is not None else np.full(len(gains), joins, np.int64)
+        if meets is not None and len(meets):
+            joins = max(joins, int(meets.max()))
+        more = followers * suffix
+        if self.prep.set_role[t]:
+            rest_k = tail_sets + more + self._cap(tail_others)
+        elif self.others_cap is None:
+            rest_k = tail_sets + tail_others + more
+        else:
+            rest_k = tail_sets + np.minimum(tail_others + more, self.others_cap)
+        bound = base + gains + rest_k + slack
+        ok = bound > self.best_value
+        ok[:max(floor, 0)] = False
+        if joining is not None:
+            ok &= joining
+        order = np.argsort(-gains, kind="stable")
+        for k in order[ok[order]].tolist():
             if base + int(gains[k]) + loose + joins <= self.best_value:
                 break
-            if k < floor or (joining is not None and not joining[k]):
-                continue
-            if followers and base + int(gains[k]) + rest_from(int(suffix[k])) + joins <= self.best_value:
+            if int(bound[k]) <= self.best_value:
                 continue
             locs = tr.pay_loc[tr.pay_ptr[k]:tr.pay_ptr[k + 1]]
             worth = tr.pay_w[tr.pay_ptr[k]:tr.pay_ptr[k + 1]]
