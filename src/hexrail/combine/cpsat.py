@@ -102,7 +102,7 @@ def _routes(prep: Prepared, t: int, reduce: bool) -> _Routes:
     stops = [cands.route_nodes(int(i)).tolist() for i in keep]
     hexes = None
     if prep.hex_subsidy[t]:
-        hexes = [_bits(parts[1][keep])[k].tolist() for k in range(len(keep))] if len(keep) else []
+        hexes = [row.tolist() for row in _bits(parts[1][keep])] if len(keep) else []
     return _Routes(keep, stops, ends[keep], hexes)
 
 

@@ -71,6 +71,7 @@ class _Train:
     ends: list[tuple[int, int]]
     keys: list[tuple[int, int]]  # end keys (stop, entry hex) for set bonuses
     by_end: dict | None = None  # set trains: stop -> candidates ending there (built lazily)
+    ends_arr: np.ndarray = None  # `ends` as an (n, 2) array
     # sparse rows of `pay` and `hexes` for the kernels
     pay_ptr: np.ndarray = None
     pay_loc: np.ndarray = None
@@ -79,6 +80,7 @@ class _Train:
     hex_idx: np.ndarray = None
 
     def __post_init__(self) -> None:
+        self.ends_arr = np.asarray(self.ends, np.int64).reshape(len(self.ends), 2)
         rows, cols = np.nonzero(self.pay)
         self.pay_ptr = np.searchsorted(rows, np.arange(len(self.alone) + 1)).astype(np.int64)
         self.pay_loc = cols.astype(np.int64)
@@ -150,15 +152,19 @@ class _Search:
         self.best_choice: tuple[int, ...] = tuple([-1] * self.n_trains)
         self.nodes = 0
         self.timed_out = False
-        # What the other trains can earn at most, together: a cap on their gains, which
-        # overlap each other (found by this search without sets and legality checks).
-        self.others_cap = None
-        others = [t for t in self.order if not prep.set_role[t]]
-        if self.set_trains and others:
-            sub = _Search(prep, deadline, only=others, checks=False, trains=self.trains)
-            sub.run()
-            self.others_cap = None if sub.timed_out else sub.best_value
-            self.nodes += sub.nodes
+        # What the trains after a level (set trains aside) can earn at most, together: a cap on
+        # their gains, which overlap each other (found by this search on those trains alone,
+        # without legality checks).
+        self.caps_from: dict[int, int] = {}
+        if checks:
+            n_set = len(self.set_trains)
+            for start in range(n_set if n_set else 1, len(self.order) - 1):
+                sub = _Search(prep, deadline, only=self.order[start:], checks=False,
+                              trains=self.trains)
+                sub.run()
+                self.nodes += sub.nodes
+                if not sub.timed_out:
+                    self.caps_from[start] = sub.best_value
 
     # -- data -----------------------------------------------------------------------------
     def _weight(self, t: int, s: int) -> int:
@@ -293,8 +299,9 @@ class _Search:
                 seen[e] = seen.get(e, 0) + 1
         among = sum(c - 1 for c in seen.values())
         tr = self.trains[t]
-        meets = np.array([(a in seen) + (b in seen) for a, b in tr.ends], np.int64) if tr.ends \
-            else np.zeros(0, np.int64)
+        if not tr.ends:
+            return np.zeros(0, np.int64)
+        meets = np.isin(tr.ends_arr, list(seen)).sum(axis=1)
         return (among + meets) * self.slack
 
     def _must_join(self, depth: int, choice: list[int]) -> np.ndarray | None:
@@ -342,13 +349,17 @@ class _Search:
                     others += best
         return sets, others
 
-    def _cap(self, others: int) -> int:
-        return others if self.others_cap is None else min(others, self.others_cap)
+    def _cap(self, others, start: int):
+        """`others` (the gains of the non-set trains from level `start` on), capped by what
+        those trains can earn together."""
+        cap = self.caps_from.get(max(start, len(self.set_trains)))
+        return others if cap is None else np.minimum(others, cap)
 
     def _rest(self, trains: list[int], covered, hexes) -> int:
-        """At most what `trains` can add to a partial choice covering `covered` and `hexes`."""
+        """At most what `trains` (the levels from some depth on) can add to a partial choice
+        covering `covered` and `hexes`."""
         sets, others = self._rest_parts(trains, covered, hexes)
-        return sets + self._cap(others)
+        return sets + int(self._cap(others, len(self.order) - len(trains)))
 
     def _bound(self, depth: int, covered, hexes, base: int) -> int:
         rest = self._rest(self.order[depth:], covered, hexes)
@@ -406,13 +417,15 @@ class _Search:
         suffix = np.maximum.accumulate(np.maximum(gains, 0)[::-1])[::-1] if len(gains) else gains
         top = int(suffix[0]) if len(suffix) else 0
 
-        def rest_from(best_follower: int) -> int:
+        tail = depth + 1 + followers
+
+        def rest_from(best_follower):
             more = followers * best_follower
             if self.prep.set_role[t]:
-                return tail_sets + more + self._cap(tail_others)
-            return tail_sets + self._cap(tail_others + more)
+                return tail_sets + more + self._cap(tail_others, tail)
+            return tail_sets + self._cap(tail_others + more, depth + 1)
 
-        loose = rest_from(top)
+        loose = int(rest_from(top))
         if followers and floor < 0 and tr.hexes is None:
             # the first of identical trains: bound its followers given each of its routes
             suffix = K.follower_gains(tr.pay_ptr, tr.pay_loc, tr.pay_w, tr.alone, tr.extra, covered)
@@ -423,14 +436,7 @@ class _Search:
         slack = meets if meets is not None else np.full(len(gains), joins, np.int64)
         if meets is not None and len(meets):
             joins = max(joins, int(meets.max()))
-        more = followers * suffix
-        if self.prep.set_role[t]:
-            rest_k = tail_sets + more + self._cap(tail_others)
-        elif self.others_cap is None:
-            rest_k = tail_sets + tail_others + more
-        else:
-            rest_k = tail_sets + np.minimum(tail_others + more, self.others_cap)
-        bound = base + gains + rest_k + slack
+        bound = base + gains + rest_from(suffix) + slack
         ok = bound > self.best_value
         ok[:max(floor, 0)] = False
         if joining is not None:
@@ -455,7 +461,7 @@ class _Search:
             choice[t] = -1
             if self.timed_out:
                 return
-        if floor <= len(tr.keep) and base + rest_from(0) + joins > self.best_value:
+        if floor <= len(tr.keep) and base + int(rest_from(0)) + joins > self.best_value:
             # idle (and so are the identical trains after it)
             self._dfs(depth + 1, covered, hexes, base, choice)
 
