@@ -17,7 +17,14 @@ from hexrail.io.native import load_position
 from hexrail.model.position import Position
 from hexrail.plan import Plan, RoutePlan, RouteSet
 from hexrail.rules import PlanRules, Profile, ruled
-from hexrail.search.routes import Candidates, enumerate_routes, no_routes, with_span_bonuses
+from hexrail.search.routes import (
+    Candidates,
+    enumerate_routes,
+    no_routes,
+    with_cyclic_runs,
+    with_span_bonuses,
+    with_tally_limits,
+)
 
 OBJECTIVES = ("income", "revenue")
 TIE_SCALE = 1 << 24  # income * TIE_SCALE + revenue orders plans by income, then revenue
@@ -87,13 +94,21 @@ def prepare(position: Any, *, objective: str = "income", deadline: float | None 
         if group not in cache:
             graph = graphs[td.train.spec.track]
             cache[group] = no_routes(graph.chain_res.shape[1]) if barred else \
-                with_span_bonuses(graph, td, enumerate_routes(graph, td, deadline=deadline,
-                                                              objective=objective), objective)
+                _routes_of(graph, td, deadline, objective)
         candidates.append(cache[group])
     timings["enumerate"] = time.perf_counter() - t1
     return Prepared(pos, profile, rules, graphs, trains, candidates, groups, objective, timings,
                     [profile.hex_subsidy(pos, t) for t in pos.trains],
                     [profile.set_role(pos, t) for t in pos.trains])
+
+
+def _routes_of(graph: TrackGraph, td: TrainData, deadline: float | None, objective: str) -> Candidates:
+    """Every legal route of one train: the kernel's walk, then the profile's route-level rules
+    (limits per stop tally, cyclic runs, span bonuses), each a pass over the candidates."""
+    cands = enumerate_routes(graph, td, deadline=deadline, objective=objective)
+    cands = with_tally_limits(td, cands)
+    cands = with_cyclic_runs(graph, td, cands, objective, deadline=deadline)
+    return with_span_bonuses(graph, td, cands, objective)
 
 
 def _resources(prep: Prepared, t: int) -> np.ndarray:
@@ -267,5 +282,7 @@ def _loose_bound(prep: Prepared) -> int:
         best_stops = int(values[:min(pay, len(values))].sum())
         bonus = int(td.bonus_amount.sum()) * max(1, len(values)) if len(td.bonus_amount) else 0
         bonus += sum(max(0, b.amount) for b in td.span_bonuses)
+        if td.cyclic_runs and len(values):  # a cyclic run may visit its best stop again and again
+            best_stops = max(best_stops, max(r.max_visits for r in td.cyclic_runs) * int(values[0]))
         total += best_stops + bonus
     return total

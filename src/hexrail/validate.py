@@ -489,12 +489,34 @@ def _hex_limit_errors(train: Train, walk: _Walk) -> list[str]:
     return []
 
 
+def _tally_errors(board: _Board, train: Train, walk: _Walk) -> list[str]:
+    """Rule 10: the visited stops' tallies (e.g. tokens of each type) lie within the train's
+    limits (`Profile.tally_limits`)."""
+    pos, profile = board.pos, board.profile
+    limits = profile.tally_limits(pos, train)
+    if not limits:
+        return []
+    counts: dict[str, int] = {}
+    for ref in _stops(board, walk):
+        for name, count in profile.stop_tallies(pos, train, board.hex(ref[0]), board.node(ref)):
+            counts[name] = counts.get(name, 0) + count
+    errors = []
+    for name, at_least, at_most in limits:
+        have = counts.get(name, 0)
+        if have < at_least:
+            errors.append(f"counts {have} {name}, a {train.name} train needs at least {at_least}")
+        elif have > at_most:
+            errors.append(f"counts {have} {name}, a {train.name} train may count at most {at_most}")
+    return errors
+
+
 def _walk_errors(board: _Board, train: Train, walk: _Walk) -> tuple[list[str], list[str]]:
     """Every per-route rule on a connected walk. Returns (errors, bypassed cities)."""
     through, bypassed = _through_errors(board, train, walk)
     errors = (_end_errors(board, train, walk) + _repeat_errors(walk) + through
               + _token_errors(board, train, walk) + _group_errors(board, walk)
-              + _reentry_errors(board, walk) + _hex_limit_errors(train, walk))
+              + _reentry_errors(board, walk) + _hex_limit_errors(train, walk)
+              + _tally_errors(board, train, walk))
     if _best_pay(board, train, _stops(board, walk)) is None:
         errors.append(_distance_error(board, train, _stops(board, walk)))
     return errors, bypassed
@@ -525,7 +547,8 @@ class _Pay:
 
 def _stop_info(board: _Board, train: Train, ref: NodeRef) -> _Stop:
     pos, profile, hex_, node = board.pos, board.profile, board.hex(ref[0]), board.node(ref)
-    return _Stop(ref, node.kind, node.visit_cost, profile.is_optional(pos, train, hex_, node),
+    return _Stop(ref, node.kind, profile.stop_cost(pos, train, hex_, node),
+                 profile.is_optional(pos, train, hex_, node),
                  profile.stop_value(pos, train, hex_, node), profile.stop_subsidy(pos, train, hex_, node))
 
 
@@ -673,6 +696,7 @@ class _Route:
     walk: _Walk | None = None
     errors: list[str] = field(default_factory=list)
     bypassed: list[str] = field(default_factory=list)
+    cyclic: tuple[NodeRef, ...] = ()  # the visits, when the route is a cyclic run
 
     @property
     def legal(self) -> bool:
@@ -800,6 +824,11 @@ def _check_route(board: _Board, route: _Route, trains: dict[str, Train], busy: s
             route.errors.extend(bad)
             return
         walk, errors, bypassed = _check_paths(board, train, [ref for ref, _ in parsed])
+        if errors and board.profile.cyclic_runs(board.pos, train):
+            cyclic_walk, visits, cyclic_errors = _check_cyclic(board, train, [r for r, _ in parsed])
+            if cyclic_walk is not None and not cyclic_errors:
+                walk, errors, bypassed = cyclic_walk, [], []
+                route.cyclic = visits
     else:
         parsed_stops = [_parse_node_ref(board, s) for s in plan.stops]
         bad = [why for ref, why in parsed_stops if ref is None]
@@ -812,6 +841,58 @@ def _check_route(board: _Board, route: _Route, trains: dict[str, Train], busy: s
     route.walk = walk
     route.errors.extend(errors)
     route.bypassed = bypassed
+
+
+def _check_cyclic(board: _Board, train: Train,
+                  refs: list[PathRef]) -> tuple[_Walk | None, tuple[NodeRef, ...], list[str]]:
+    """Check track as a run over one of the train's cyclic patterns (`Profile.cyclic_runs`):
+    its visits are the stops on it where the train may end a route; they follow a pattern from
+    an allowed start, 2 to ``max_visits`` of them; no path or hex-side lane is used twice in the
+    whole run, no node twice within a leg, and between visits the run passes nothing that
+    blocks the train and no terminal track. Returns (walk, visits, errors)."""
+    pos, profile = board.pos, board.profile
+    errors = _gauge_errors(board, train, refs)
+    walk, join_errors = _trace(board, refs)
+    if walk is None or errors or join_errors or walk.start.is_edge or walk.end.is_edge:
+        return None, (), errors + join_errors + ["a cyclic run starts and ends at a stop"]
+
+    def may_end(ref: NodeRef) -> bool:
+        node = board.node(ref)
+        return node.is_stop and profile.can_end(pos, train, board.hex(ref[0]), node)
+
+    visits = tuple(n for n in walk.nodes if may_end(n))
+    if not visits or walk.nodes[0] != visits[0] or walk.nodes[-1] != visits[-1]:
+        return None, (), ["a cyclic run starts and ends at a visit"]
+    shown = tuple(_node_str(v) for v in visits)
+    match = [run for run in profile.cyclic_runs(pos, train)
+             if 2 <= len(visits) <= run.max_visits
+             and any(run.visits(s, len(visits)) == shown for s in run.starts)]
+    if not match:
+        errors.append(f"visits {' '.join(shown)}, no cyclic run of train {train.id}")
+    for ref, n in _repeated(walk.paths):
+        errors.append(f"uses track {_path_str(ref)} {n} times")
+    for key, n in _repeated(walk.lanes):
+        errors.append(f"crosses {_lane_str(key)} {n} times")
+    leg: list[NodeRef] = []
+    for ref in walk.nodes:
+        if ref in leg:
+            errors.append(f"visits node {_node_str(ref)} twice in one leg")
+        leg = [ref] if ref in visits else leg + [ref]
+    for ref, before, after in walk.through:
+        if ref in visits:
+            continue
+        node = board.node(ref)
+        if any(board.path(t).terminal for t in (before, after)):
+            errors.append(f"passes through {_node_str(ref)} over terminal track")
+        if profile.blocks(pos, train, board.hex(ref[0]), node):
+            errors.append(f"passes through {_node_str(ref)}, which blocks the train")
+    return walk, visits, errors
+
+
+def _cyclic_pay(board: _Board, train: Train, visits: tuple[NodeRef, ...]) -> _Pay:
+    """A cyclic run is paid every visit's stop value."""
+    revenue = sum(_stop_info(board, train, ref).value for ref in visits)
+    return _Pay(frozenset(visits), revenue, 0, (revenue, revenue))
 
 
 # -- the plan --------------------------------------------------------------------------------------
@@ -1274,7 +1355,12 @@ def check_plan(position: Any, plan: Plan | dict, *, objective: str = "income") -
               + _home_errors(board, routes) + _intersect_errors(board, routes))
     sets, set_errors, payable = _route_sets(board, routes)
     errors += set_errors
+    cyclic = {i: r for i, r in enumerate(routes) if r.legal and r.cyclic}
+    for i, route in cyclic.items():  # priced below; kept out of the ordinary pay rules
+        payable[i] = list(dict.fromkeys(route.cyclic))
     pays = _settle_pay(board, routes, payable)
+    for i, route in cyclic.items():
+        pays[i] = _cyclic_pay(board, route.train, route.cyclic)
     hex_subsidy = _hex_subsidies(board, routes)
     set_bonus = {s.members[0]: s.bonus for s in sets}
     span = _span_bonuses(board, routes)

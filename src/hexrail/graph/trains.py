@@ -10,7 +10,7 @@ from hexrail.errors import HexrailError
 from hexrail.graph.track import TrackGraph
 from hexrail.model.position import Position, Train
 from hexrail.model.trains import UNLIMITED, TrainSpec
-from hexrail.rules.base import Bonus, Profile, SpanBonus
+from hexrail.rules.base import Bonus, CyclicRun, Profile, SpanBonus
 
 KIND_INDEX = {"city": 0, "town": 1, "offboard": 2, "halt": 3}
 NO_LIMIT = 1 << 40
@@ -64,6 +64,13 @@ class TrainData:
     bonus_per_count: np.ndarray
     n_bonus_groups: int
     span_bonuses: tuple[SpanBonus, ...] = ()  # start-to-target bonuses, paid once per round
+    # Tallies (`Profile.stop_tallies`): per stop and tally its count; a route's visited stops
+    # must sum to within [tally_min, tally_max] per tally (`Profile.tally_limits`).
+    tally_names: tuple[str, ...] = ()
+    node_tally: np.ndarray | None = None  # int64[n_nodes, n_tallies]
+    tally_min: np.ndarray | None = None  # int64[n_tallies]
+    tally_max: np.ndarray | None = None
+    cyclic_runs: tuple[CyclicRun, ...] = ()  # runs over fixed patterns instead of a route
 
     @property
     def anchors(self) -> np.ndarray:
@@ -76,8 +83,11 @@ class TrainData:
                  self.node_can_end, self.node_end_class, self.node_anchor_rank, self.node_value,
                  self.node_subsidy, self.node_weight, self.node_tags, self.visit_cap, self.pay_cap,
                  np.array([self.hex_limit, self.min_stops, self.max_bypass])]
+        if self.tally_names:
+            parts += [self.node_tally, self.tally_min, self.tally_max]
         return (b"".join(p.tobytes() for p in parts) + repr(self.bonuses).encode()
-                + repr(self.span_bonuses).encode())
+                + repr(self.span_bonuses).encode() + repr(self.tally_names).encode()
+                + repr(self.cyclic_runs).encode())
 
 
 def lower_train(pos: Position, graph: TrackGraph, profile: Profile, train: Train,
@@ -96,6 +106,7 @@ def lower_train(pos: Position, graph: TrackGraph, profile: Profile, train: Train
     subsidy = np.zeros(n, np.int64)
     tags = np.zeros(n, np.int64)
     group_ids: dict[str, int] = {}
+    stop_tallies: dict[int, list[tuple[str, int]]] = {}
     bonuses = profile.bonuses(pos, train)
     tag_names = sorted({tag for b in bonuses for tag, _ in b.conditions})
     if len(tag_names) > 63:
@@ -116,7 +127,7 @@ def lower_train(pos: Position, graph: TrackGraph, profile: Profile, train: Train
             if not node.is_stop:
                 continue
             kidx[i] = KIND_INDEX[node.kind]
-            cost[i] = node.visit_cost
+            cost[i] = profile.stop_cost(pos, train, h, node)
             optional[i] = profile.is_optional(pos, train, h, node)
             can_end[i] = profile.can_end(pos, train, h, node)
             end_class[i] = profile.end_class(pos, train, h, node)
@@ -124,11 +135,20 @@ def lower_train(pos: Position, graph: TrackGraph, profile: Profile, train: Train
             value[i] = profile.stop_value(pos, train, h, node)
             subsidy[i] = profile.stop_subsidy(pos, train, h, node)
             tags[i] = hex_tags
+            for name, count in profile.stop_tallies(pos, train, h, node):
+                stop_tallies.setdefault(i, []).append((name, count))
             for name in node.groups:
                 bit = group_ids.setdefault(name, len(group_ids))
                 if bit > 62:
                     raise HexrailError("more than 63 stop groups on one map", where=f"hex {h.id}")
                 groups[i] |= 1 << bit
+    limits = profile.tally_limits(pos, train)
+    tally_names = tuple(name for name, _, _ in limits)
+    node_tally = np.zeros((n, len(tally_names)), np.int64)
+    for i, pairs in stop_tallies.items():
+        for name, count in pairs:
+            if name in tally_names:
+                node_tally[i, tally_names.index(name)] += count
     rank = np.full(n, -1, np.int64)
     rank[np.flatnonzero(anchor)] = np.arange(int(anchor.sum()))
     weight = value + (subsidy if objective == "income" else 0)
@@ -163,6 +183,10 @@ def lower_train(pos: Position, graph: TrackGraph, profile: Profile, train: Train
         bonus_per_count=np.asarray([b.per_count for b in bonuses], np.bool_),
         n_bonus_groups=len(bonus_groups),
         span_bonuses=tuple(profile.span_bonuses(pos, train)),
+        tally_names=tally_names, node_tally=node_tally,
+        tally_min=np.asarray([lo for _, lo, _ in limits], np.int64),
+        tally_max=np.asarray([hi for _, _, hi in limits], np.int64),
+        cyclic_runs=tuple(profile.cyclic_runs(pos, train)),
     )
 
 

@@ -237,6 +237,8 @@ def _train_json(train: Train) -> dict:
         out["requires_token"] = False
     if spec.track != "broad":
         out["track"] = spec.track
+    if spec.extra:
+        out["extra"] = thaw(spec.extra)
     doc = {"id": train.id, "name": train.name, "spec": out}
     if train.revenue_overrides:
         doc["revenue"] = dict(train.revenue_overrides)

@@ -50,6 +50,9 @@ class TrainSpec:
     min_stops: int = 2
     requires_token: bool = True
     track: str = "broad"
+    # Title-specific facts about the train that a rules profile reads (e.g. the token types it
+    # may run to); plain JSON values.
+    extra: FrozenMap = field(default_factory=FrozenMap)
 
     def __post_init__(self) -> None:
         if not self.rows:
@@ -160,6 +163,7 @@ def _parse_rows_object(obj: Any, where: str) -> TrainSpec:
             min_stops=_as_int(obj.get("min_stops"), "min_stops", where, 2),
             requires_token=bool(obj.get("requires_token", True)),
             track=str(obj.get("track", "broad")),
+            extra=FrozenMap(obj.get("extra") or {}),
         )
     except HexrailError as err:
         raise HexrailError(str(err), where=where) from None

@@ -60,6 +60,33 @@ class SpanBonus:
         return max(0, self.amount - self.per_crossing * crossings_between)
 
 
+@dataclass(frozen=True, slots=True)
+class CyclicRun:
+    """A run over a fixed cyclic pattern of stops, which a train may make instead of a route
+    (1831's commuter runs).
+
+    The run starts at ``cycle[s]`` for some ``s`` in `starts` and visits the cycle's stops in
+    order, wrapping around, 2 to `max_visits` visits. Each *leg* between two visits is a walk
+    over track that no earlier leg of the run used (no path, no hex-side lane), visits no node
+    twice, and passes through nothing that blocks the train, no terminal track and no stop
+    where the train may end a route. Every visit pays the stop's value (`Profile.stop_value`).
+    Stops are node references (``"E5-0"``).
+    """
+
+    name: str
+    cycle: tuple[str, ...]
+    starts: tuple[int, ...]
+    max_visits: int
+
+    def visits(self, start: int, count: int) -> tuple[str, ...]:
+        """The first `count` stops of the run from cycle position `start`.
+
+        >>> CyclicRun("x", ("A", "B", "C", "B"), (0,), 9).visits(0, 6)
+        ('A', 'B', 'C', 'B', 'A', 'B')
+        """
+        return tuple(self.cycle[(start + k) % len(self.cycle)] for k in range(count))
+
+
 # How a train's routes join others end to end (`Profile.set_role`).
 SET_NONE = 0  # the route stands alone
 SET_PERMANENT = 1  # joins a set; several sets may exist
@@ -157,6 +184,21 @@ class Profile:
         route from one red offboard to another, nor from port to port)."""
         return 0
 
+    def stop_cost(self, pos: Position, train: Train, hex_: Hex, node: Node) -> int:
+        """Visit units the stop uses of the train's rows when counted (its ``visit_cost``)."""
+        return node.visit_cost
+
+    def stop_tallies(self, pos: Position, train: Train, hex_: Hex,
+                     node: Node) -> tuple[tuple[str, int], ...]:
+        """Named counts the stop adds to a route that visits it, ``(name, count)`` pairs, which
+        `tally_limits` bound (e.g. the station and rail-yard tokens a mixed train uses there)."""
+        return ()
+
+    def tally_limits(self, pos: Position, train: Train) -> tuple[tuple[str, int, int], ...]:
+        """``(name, at_least, at_most)``: a route of `train` is legal only if the tallies of its
+        visited stops (`stop_tallies`) summed per name lie within these bounds. None by default."""
+        return ()
+
     def is_anchor(self, pos: Position, train: Train, hex_: Hex, node: Node) -> bool:
         """Does the route count as tokened when it visits this node? (own token city)"""
         return any(t is not None and t.company == pos.company for t in hex_.slots(node.index))
@@ -176,6 +218,11 @@ class Profile:
 
     def span_bonuses(self, pos: Position, train: Train) -> tuple[SpanBonus, ...]:
         """Bonuses for running from one stop to another, each paid once per round (`SpanBonus`)."""
+        return ()
+
+    def cyclic_runs(self, pos: Position, train: Train) -> tuple[CyclicRun, ...]:
+        """Runs over fixed cyclic patterns the train may make instead of a route (`CyclicRun`);
+        the solver weighs them against its routes. None by default."""
         return ()
 
     def plan_rules(self, pos: Position) -> PlanRules:

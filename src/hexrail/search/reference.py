@@ -13,8 +13,11 @@ the rules.
    that blocks (a full city may be passed by spending a bypass), never through a node by a
    terminal path, at most one stop per group, never back into a hex it may not re-enter, and no
    further than a hex train's crossings allow. Every simple walk that starts and ends at stops,
-   visits an anchor (if the train needs a token), enough stops, and whose mandatory stops fit
-   the train's rows is a route. A route is its set of paths (a walk and its reverse are one).
+   visits an anchor (if the train needs a token), enough stops, whose mandatory stops fit
+   the train's rows (each using the profile's `stop_cost` units) and whose stops' tallies lie
+   within the train's `tally_limits` is a route. A route is its set of paths (a walk and its
+   reverse are one). Runs over the train's cyclic patterns (`Profile.cyclic_runs`) are routes
+   too: leg after leg over paths no earlier leg used (`_cyclic_routes`), every visit paid.
 2. **Scores.** For each route, every choice of counted optional stops and every assignment of the
    counted stops to rows (within each row's visit units); each row pays its best ``row.pay``
    stops, a paid stop earning its value and its subsidy. The best
@@ -219,6 +222,11 @@ class _Board:
                          for key, n in self.node.items() if n.is_stop}
         self.value = {key: profile.stop_value(pos, train, self.hex[key[0]], n)
                       for key, n in self.node.items() if n.is_stop}
+        self.cost = {key: profile.stop_cost(pos, train, self.hex[key[0]], n)
+                     for key, n in self.node.items() if n.is_stop}
+        self.tallies = {key: profile.stop_tallies(pos, train, self.hex[key[0]], n)
+                        for key, n in self.node.items() if n.is_stop}
+        self.tally_limits = profile.tally_limits(pos, train)
         self.subsidy = {key: profile.stop_subsidy(pos, train, self.hex[key[0]], n)
                         for key, n in self.node.items() if n.is_stop}
         self.no_reentry = {h.id for h in pos.hexes if profile.reentry_forbidden(pos, h)}
@@ -273,6 +281,8 @@ def reference_routes(position: Any, train: Train | str, *, objective: str = "inc
                 continue
             if spec.requires_token and not any(board.anchor[n] for n in walk.nodes):
                 continue
+            if not _tallies_ok(board, walk.stops):
+                continue
             route = _score_route(board, walk, objective)
             if route is None:
                 continue
@@ -280,7 +290,103 @@ def reference_routes(position: Any, train: Train | str, *, objective: str = "inc
             if len(by_key) > max_routes:
                 raise HexrailError(f"more than {max_routes} routes: the board is too big for the "
                                    "reference solver", where=f"train {train.id}")
+    for route in _cyclic_routes(board, profile.cyclic_runs(pos, train)):
+        by_key.setdefault(("cyclic", route.stops, route.track), route)
     return list(by_key.values())
+
+
+def _cyclic_routes(board: _Board, runs) -> Iterator[ReferenceRoute]:
+    """Every run over the train's cyclic patterns (`Profile.cyclic_runs`), 2 to ``max_visits``
+    visits: leg after leg, each a walk over tile paths from one visit to the next that uses no
+    path or hex-side lane of the run twice, no node twice within the leg, and passes through no
+    blocking node, no terminal path and no stop where the train may end. Every visit pays its
+    stop value."""
+    for run in runs:
+        cycle = [_key(ref) for ref in run.cycle]
+        if any(key not in board.node for key in cycle):
+            continue
+        for start in run.starts:
+            visits = [cycle[start]]
+            used_paths: list[PathKey] = []
+            used_lanes: list[LaneKey] = []
+            nodes: list[NodeKey] = [cycle[start]]
+            yield from _extend_run(board, run, start, cycle, visits, used_paths, used_lanes, nodes)
+
+
+def _extend_run(board: _Board, run, start: int, cycle: list[NodeKey], visits: list[NodeKey],
+                paths: list[PathKey], lanes: list, nodes: list[NodeKey]) -> Iterator[ReferenceRoute]:
+    if len(visits) >= 2:
+        revenue = sum(board.value[v] for v in visits)
+        yield ReferenceRoute(
+            train=board.train.id, paths=tuple(f"{h}:{k}" for h, k in paths),
+            stops=tuple(_ref(v) for v in visits), counted=tuple(_ref(v) for v in visits),
+            paid=tuple(_ref(v) for v in visits), revenue=revenue, subsidy=0, bonus=0, bypass=0,
+            crossings=len(lanes), track=frozenset(paths) | frozenset(lanes),
+            nodes=tuple(_ref(n) for n in nodes))
+    if len(visits) >= run.max_visits:
+        return
+    target = cycle[(start + len(visits)) % len(cycle)]
+    for leg_paths, leg_lanes, leg_nodes in _legs(board, visits[-1], target, set(paths), set(lanes)):
+        visits.append(target)
+        yield from _extend_run(board, run, start, cycle, visits, paths + leg_paths,
+                               lanes + leg_lanes, nodes + leg_nodes)
+        visits.pop()
+
+
+def _legs(board: _Board, a: NodeKey, b: NodeKey, used_paths: set, used_lanes: set):
+    """Every leg of a cyclic run from node a to node b over unused track: (paths, lanes, nodes
+    after a)."""
+    leg_paths: list[PathKey] = []
+    leg_lanes: list = []
+    leg_nodes: list[NodeKey] = []
+
+    def from_node(v: NodeKey, arrived: Path | None):
+        for pkey, end_no in board.at_node.get(v, ()):
+            if pkey in used_paths or pkey in leg_paths:
+                continue
+            if arrived is not None and (arrived.terminal or board.path[pkey].terminal):
+                continue
+            yield from run_path(pkey, 1 - end_no)
+
+    def run_path(pkey: PathKey, out_end: int):
+        leg_paths.append(pkey)
+        path = board.path[pkey]
+        end = path.ends[out_end]
+        hex_id = pkey[0]
+        if not end.is_edge:
+            u = (hex_id, end.node)
+            if u == b:
+                yield list(leg_paths), list(leg_lanes), leg_nodes + [u]
+            elif u != a and u not in leg_nodes and not board.blocks[u] and not board.can_end[u]:
+                leg_nodes.append(u)
+                yield from from_node(u, path)
+                leg_nodes.pop()
+        else:
+            nb = board.pos.neighbour(hex_id, end.edge)
+            if nb is not None:
+                width, lane = end.lane
+                side, there = (end.edge + 3) % 6, (width, width - 1 - lane)
+                key = frozenset({(hex_id, end.edge, width, lane), (nb, side, width, there[1])})
+                if key not in used_lanes and key not in leg_lanes:
+                    leg_lanes.append(key)
+                    for qkey, q_end in board.at_side.get((nb, side, there), ()):
+                        if qkey not in used_paths and qkey not in leg_paths:
+                            yield from run_path(qkey, 1 - q_end)
+                    leg_lanes.pop()
+        leg_paths.pop()
+
+    yield from from_node(a, None)
+
+
+def _tallies_ok(board: _Board, stops: list[NodeKey]) -> bool:
+    """Do the stops' tallies (`Profile.stop_tallies`) lie within the train's tally limits?"""
+    if not board.tally_limits:
+        return True
+    counts: Counter = Counter()
+    for s in stops:
+        for name, count in board.tallies[s]:
+            counts[name] += count
+    return all(lo <= counts[name] <= hi for name, lo, hi in board.tally_limits)
 
 
 def _walks(board: _Board, start: NodeKey, max_bypass: int, hex_limit: int,
@@ -305,7 +411,7 @@ def _snapshot(walk: _Walk) -> _Walk:
 
 
 def _mandatory(board: _Board, stops: list[NodeKey]) -> tuple[tuple[str, int], ...]:
-    return tuple(sorted((board.node[s].kind, board.node[s].visit_cost)
+    return tuple(sorted((board.node[s].kind, board.cost[s])
                         for s in stops if not board.optional[s]))
 
 
@@ -478,7 +584,7 @@ def _choose_pay(board: _Board, stops: list[NodeKey] | tuple[NodeKey, ...],
             used = [0] * len(rows)
             members: list[list[NodeKey]] = [[] for _ in rows]
             for s, r in zip(counted, assign):
-                used[r] += board.node[s].visit_cost
+                used[r] += board.cost[s]
                 members[r].append(s)
             if any(u > row.visit and row.visit < UNLIMITED for u, row in zip(used, rows)):
                 continue

@@ -10,6 +10,7 @@ import numpy as np
 
 from hexrail.graph.track import TrackGraph
 from hexrail.graph.trains import TrainData
+from hexrail.rules.base import CyclicRun
 from hexrail.search import _kernels as K
 
 
@@ -241,6 +242,145 @@ def with_span_bonuses(graph: TrackGraph, td: TrainData, cands: Candidates,
                    bonus=cands.bonus[idx] + extra[order], bypass=cands.bypass[idx],
                    crossings=cands.crossings[idx], res=cands.res[idx], src=cands.src[idx],
                    span=span[order])
+
+
+def with_tally_limits(td: TrainData, cands: Candidates) -> Candidates:
+    """The candidates whose visited stops' tallies (`hexrail.rules.base.Profile.stop_tallies`)
+    lie within the train's `tally_limits` (e.g. a mixed train runs to at least one token of each
+    type); the others are dropped. Sorted order is kept."""
+    if not td.tally_names or not len(cands):
+        return cands
+    lengths = cands.node_ptr[1:] - cands.node_ptr[:-1]
+    per_stop = td.node_tally[cands.nodes[:int(cands.node_ptr[-1])]]
+    sums = np.zeros((len(lengths), len(td.tally_names)), np.int64)
+    np.add.at(sums, np.repeat(np.arange(len(lengths)), lengths), per_stop)
+    ok_raw = ((sums >= td.tally_min) & (sums <= td.tally_max)).all(axis=1)
+    keep = np.flatnonzero(ok_raw[cands.src])
+    return replace(cands, revenue=cands.revenue[keep], subsidy=cands.subsidy[keep],
+                   bonus=cands.bonus[keep], bypass=cands.bypass[keep],
+                   crossings=cands.crossings[keep], res=cands.res[keep], src=cands.src[keep],
+                   span=None if cands.span is None else cands.span[keep])
+
+
+def with_cyclic_runs(graph: TrackGraph, td: TrainData, cands: Candidates,
+                     objective: str = "income", *, deadline: float | None = None,
+                     max_routes: int = MAX_ROUTES) -> Candidates:
+    """The candidates plus every run the train may make over its cyclic patterns
+    (`hexrail.rules.base.CyclicRun`), each as one more candidate: its visits are its stops (all
+    paid, repeats kept), its legs' chains its track, their resources its resource bits.
+
+    Legs are walked here in Python over the chains, with the kernel's rules for branch points
+    and terminal track; a leg passes through no vertex twice, nothing the train may not pass
+    (`node_block`) and no stop where it may end. Runs of every length from 2 to the pattern's
+    `max_visits` are kept: a shorter run leaves track to the other trains. Past the `deadline`
+    or `max_routes` runs the walk stops and the result says ``complete=False``.
+    """
+    runs = [r for r in td.cyclic_runs if all(ref in graph.node_index for ref in r.cycle)]
+    if not runs:
+        return cands
+    words = cands.res.shape[1]
+    chain_bits = [sum(int(w) << (64 * k) for k, w in enumerate(row)) for row in graph.chain_res]
+    found: list[tuple[list[int], list[int], int, int]] = []  # visits, chains, bits, crossings
+    steps = [0]
+    stopped = [False]
+
+    def cut() -> bool:
+        """Has the walk run past its deadline or its route cap? (the clock read every STEPS)"""
+        steps[0] += 1
+        if not stopped[0] and (len(found) >= max_routes or (
+                deadline is not None and steps[0] % STEPS == 0 and time.perf_counter() > deadline)):
+            stopped[0] = True
+        return stopped[0]
+
+    def legs(a: int, b: int, used: int):
+        """Every leg from node a to node b over resources not in `used`:
+        (oriented chains, resource bits, crossings)."""
+        visited = {a}
+        path: list[int] = []
+
+        def walk(v: int, arrived: int | None, fwd: bool, bits: int, cross: int):
+            for slot in range(int(graph.adj_ptr[v]), int(graph.adj_ptr[v + 1])):
+                if cut():
+                    return
+                c = int(graph.adj_chain[slot])
+                end = int(graph.adj_end[slot])
+                u = int(graph.chain_ends[c, 1 - end])
+                if u in visited:
+                    continue
+                add = 0
+                if arrived is not None:
+                    if v >= graph.n_nodes:
+                        if graph.chain_side[c, end] == graph.chain_side[arrived, 1 if fwd else 0]:
+                            continue
+                        add = 1
+                    elif graph.chain_terminal[c, end] or graph.chain_terminal[arrived, 1 if fwd else 0]:
+                        continue
+                new = chain_bits[c]
+                if u >= graph.n_nodes:
+                    new |= 1 << int(graph.vertex_res[u])
+                if new & (used | bits):
+                    continue
+                path.append(c if end == 0 else ~c)
+                here = cross + add + int(graph.chain_crossings[c])
+                if u == b:
+                    yield list(path), bits | new, here
+                elif u >= graph.n_nodes or not (
+                        td.node_block[u] or (td.node_kidx[u] >= 0 and td.node_can_end[u])):
+                    visited.add(u)
+                    yield from walk(u, c, end == 0, bits | new, here)
+                    visited.discard(u)
+                path.pop()
+
+        yield from walk(a, None, True, 0, 0)
+
+    def extend(run: CyclicRun, start: int, visits: list[int], chains: list[int], bits: int,
+               cross: int) -> None:
+        """Record the run so far, then every way on by one more leg."""
+        if len(visits) >= 2:
+            found.append((list(visits), list(chains), bits, cross))
+        if len(visits) >= run.max_visits:
+            return
+        target = graph.node_index[run.cycle[(start + len(visits)) % len(run.cycle)]]
+        for leg, leg_bits, leg_cross in legs(visits[-1], target, bits):
+            visits.append(target)
+            extend(run, start, visits, chains + leg, bits | leg_bits, cross + leg_cross)
+            visits.pop()
+
+    for run in runs:
+        for start in run.starts:
+            extend(run, start, [graph.node_index[run.cycle[start]]], [], 0, 0)
+    complete = cands.complete and not stopped[0]
+    if not found:
+        return replace(cands, complete=complete)
+    k = len(found)
+    n_raw = len(cands.node_ptr) - 1
+    node_base, chain_base = int(cands.node_ptr[-1]), int(cands.chain_ptr[-1])
+    new_nodes = np.concatenate([np.asarray(v, np.int64) for v, _, _, _ in found])
+    new_chains = np.concatenate([np.asarray(c, np.int64) for _, c, _, _ in found])
+    node_ptr = np.concatenate([cands.node_ptr, node_base + np.cumsum([len(v) for v, _, _, _ in found])])
+    chain_ptr = np.concatenate([cands.chain_ptr,
+                                chain_base + np.cumsum([len(c) for _, c, _, _ in found])])
+    res = np.zeros((k, words), np.uint64)
+    for i, (_, _, bits, _) in enumerate(found):
+        for w in range(words):
+            res[i, w] = np.uint64((bits >> (64 * w)) & ((1 << 64) - 1))
+    revenue = np.concatenate([cands.revenue,
+                              [int(td.node_value[v].sum()) for v, _, _, _ in found]]).astype(np.int64)
+    subsidy = np.concatenate([cands.subsidy, np.zeros(k, np.int64)])
+    zeros = np.zeros(k, np.int64)
+    value = revenue + subsidy if objective == "income" else revenue
+    order = np.lexsort((-revenue, -value))
+    span = None if cands.span is None else np.concatenate(
+        [cands.span, np.zeros((k, cands.span.shape[1]), np.int64)])[order]
+    return Candidates(
+        revenue[order], subsidy[order], np.concatenate([cands.bonus, zeros])[order],
+        np.concatenate([cands.bypass, zeros])[order],
+        np.concatenate([cands.crossings, [c for _, _, _, c in found]]).astype(np.int64)[order],
+        np.concatenate([cands.res, res])[order],
+        np.concatenate([cands.src, n_raw + np.arange(k)])[order],
+        node_ptr, np.concatenate([cands.nodes[:node_base], new_nodes]),
+        np.concatenate([cands.paid[:node_base], np.ones(len(new_nodes), np.bool_)]),
+        chain_ptr, np.concatenate([cands.chains[:chain_base], new_chains]), complete, span)
 
 
 def _crossings_at_nodes(graph: TrackGraph, chains: np.ndarray) -> dict[int, int]:

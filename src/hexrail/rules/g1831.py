@@ -1,0 +1,261 @@
+"""1831: typed tokens (stations and rail yards), S, YD and MX trains, runs from token to token.
+
+The rules are ROUTE_RULES.md §7 (from the rule book, sections 5.2.7 and 5.6); this module
+states them as the profile hooks see them.
+
+**Tokens.** City sites are typed, station (round) or rail yard (square), and a token is of its
+site's type. A token's type is its flag (``{"company": "B&O", "flag": "yard"}``); an unflagged
+token takes the type of its site, listed per city in the tile notation (``sites:station|yard``,
+one per slot, in slot order), and is a station when the city lists none. Track rights bought
+this round (``state.track_rights``) count as the company's own tokens.
+
+**Trains.** ``N-S`` runs to stations only, ``N-YD`` to rail yards only, ``N-MX`` to both, at
+least one of each (tallies `tally_limits` check), with optional caps per type:
+``5-MX(3S,2YD)`` runs to at most 3 stations and 2 rail yards. Every train counts each token it
+uses toward N (a stop's visit cost is the number of own tokens there of the train's types).
+
+**Stops.** A route begins and ends at own tokens of a type the train may use (`can_end`) and
+is paid only there: per token used, the city's value plus the token's value — station
+10/20/30, rail yard 20/30/50, from the start / after the first 5-train / after the first
+9-train (the phase name is the largest train number bought so far; ``state.token_values``
+overrides them). Every such token the route reaches counts and pays (mandatory stops); any
+other city — a vacancy, or own tokens of the wrong type — is passed without pay or count (an
+optional stop worth 0 where no route may end). A city full of other companies' tokens blocks
+(the generic rule; a track right there makes it the company's own).
+
+**Track.** A route may not use the same city hex twice (`reentry_forbidden` for every hex with a
+city), except hexes flagged ``revisit`` (the Delaware large city: ``state.revisit`` or a
+``revisit`` icon). Other hexes may be used again over different track. No two trains share
+track (generic); trains may use the same tokens.
+
+**Commuter runs** (`cyclic_runs`). A station train of size 5 or more may instead run a pattern
+of ``state.commuter_runs`` whose every city holds an own station: it starts at the pattern's
+first city (``start: "first"``, White Plains) or any (``"any"``, Baltimore ↔ Washington), visits
+the cities in cycle order, each leg on track no earlier leg used, up to N visits, each paying
+city + station value (`hexrail.rules.base.CyclicRun`). Decision: a leg passes through no city
+where the train could end a route (an own station) and nothing that blocks. The solver weighs
+each run against the train's routes; its track is closed to the other trains.
+
+**State** (`Position.state`):
+
+- ``track_rights``: the tokens bought as track rights, ``[{"stop": "E5-0", "type": "yard"}]``
+  (a plain ``"E5-0"`` when every foreign token there is of one type);
+- ``revisit``: hexes a route may use twice (``["H3"]``);
+- ``token_values``: ``{"station": 20, "yard": 30}`` to override the values by phase;
+- ``commuter_runs``: ``[{"name": "New York", "cycle": ["F2", "G3", "H4", "I5", "H4", "G3"],
+  "start": "first"}, {"name": "Baltimore-Washington", "cycle": ["C9", "C11"], "start": "any"}]``
+  (hex ids; the city holding the company's station in each).
+
+Not modelled: the rule that each track right bought must be used in a run (5.6.5), and the
+Delaware condition that both cities south of it are visited before returning.
+
+>>> Game1831().parse_train("3-MX", "t").extra["tokens"]
+('station', 'yard')
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, ClassVar
+
+from hexrail.errors import HexrailError
+from hexrail.model.frozen import FrozenMap
+from hexrail.model.position import Hex, Position, Train
+from hexrail.model.tile import Node
+from hexrail.model.trains import ALL_KINDS, UNLIMITED, Row, TrainSpec
+from hexrail.rules.base import CyclicRun, Profile, register
+
+STATION, YARD = "station", "yard"
+TOKEN_TYPES = (STATION, YARD)
+TRAIN_TYPES = {"S": (STATION,), "YD": (YARD,), "MX": (STATION, YARD)}
+COMMUTER_MIN = 5  # commuter runs: station trains of this size or more
+TRAIN_SHAPE = re.compile(r"^(\d+)-(S|YD|MX)(?:\((\d+)S,(\d+)YD\))?$")
+
+# Token values (station, yard) from the start, after the first 5-train, after the first 9-train.
+TOKEN_VALUES = ((0, 10, 20), (5, 20, 30), (9, 30, 50))
+
+
+def token_values(pos: Position) -> dict[str, int]:
+    """The value of each token type in `pos`: by phase (the largest train number bought), or
+    ``state.token_values``."""
+    given = pos.state.get("token_values")
+    if given:
+        return {t: int(given.get(t, 0)) for t in TOKEN_TYPES}
+    digits = re.match(r"\d+", str(pos.phase.name))
+    bought = int(digits.group()) if digits else 2
+    station = yard = 0
+    for at_least, s, y in TOKEN_VALUES:
+        if bought >= at_least:
+            station, yard = s, y
+    return {STATION: station, YARD: yard}
+
+
+@register
+class Game1831(Profile):
+    """1831 routes, ROUTE_RULES.md §7."""
+
+    name: ClassVar[str] = "1831"
+    description: ClassVar[str] = ("1831: stations and rail yards, N-S, N-YD and N-MX trains running "
+                                  "token to token (city + token value per token used), track "
+                                  "rights, one city hex once")
+    train_types: ClassVar[tuple[str, ...]] = ("N-S", "N-YD", "N-MX")
+
+    def __init__(self, position: Position | None = None):
+        super().__init__(position)
+        self._own: tuple[Position, dict[tuple[str, int], tuple[str, ...]]] | None = None
+
+    # -- trains ---------------------------------------------------------------------------
+    def parse_train(self, spec: Any, where: str) -> TrainSpec:
+        """``N-S``, ``N-YD``, ``N-MX`` or ``N-MX(aS,bYD)``; a rows object must carry its token
+        types in ``extra.tokens``."""
+        if isinstance(spec, (str, int)):
+            m = TRAIN_SHAPE.match(str(spec).strip())
+            if not m:
+                raise HexrailError(f"1831 trains are N-S, N-YD or N-MX (caps as N-MX(aS,bYD)), "
+                                   f"not {spec!r}", where=where)
+            n, kind, cap_s, cap_y = m.groups()
+            extra: dict[str, Any] = {"tokens": TRAIN_TYPES[kind]}
+            if cap_s is not None:
+                if kind != "MX":
+                    raise HexrailError("only mixed trains have caps per token type", where=where)
+                extra["caps"] = {STATION: int(cap_s), YARD: int(cap_y)}
+            return TrainSpec(rows=(Row(ALL_KINDS, UNLIMITED, int(n)),), extra=FrozenMap(extra))
+        parsed = super().parse_train(spec, where)
+        tokens = parsed.extra.get("tokens")
+        if not tokens or any(t not in TOKEN_TYPES for t in tokens):
+            raise HexrailError(f"an 1831 train's extra.tokens lists the token types it runs to "
+                               f"({', '.join(TOKEN_TYPES)})", where=where)
+        return parsed
+
+    @staticmethod
+    def train_tokens(train: Train) -> tuple[str, ...]:
+        """The token types `train` may run to."""
+        return tuple(train.spec.extra.get("tokens") or TOKEN_TYPES)
+
+    # -- tokens ---------------------------------------------------------------------------
+    def own_tokens(self, pos: Position) -> dict[tuple[str, int], tuple[str, ...]]:
+        """Per city ``(hex, node index)``, the types of the company's own tokens there (track
+        rights included), one entry per token."""
+        if self._own is not None and self._own[0] is pos:
+            return self._own[1]
+        own: dict[tuple[str, int], list[str]] = {}
+        for h in pos.hexes:
+            for index, slots in h.tokens:
+                node = h.tile.node(index)
+                for k, token in enumerate(slots):
+                    if token is not None and token.company == pos.company:
+                        own.setdefault((h.id, index), []).append(token_type(h, node, k, token.flag))
+        for k, raw in enumerate(pos.state.get("track_rights") or ()):
+            where = f"state.track_rights[{k}]"
+            ref = raw if isinstance(raw, str) else raw.get("stop")
+            hex_id, _, index = str(ref).rpartition("-")
+            if hex_id not in pos.hex_by_id or not index.isdigit():
+                raise HexrailError(f"track right at {ref!r}: not a city on the map", where=where)
+            h = pos.hex(hex_id)
+            node = h.node(int(index))
+            foreign = {token_type(h, node, s, t.flag) for s, t in enumerate(h.slots(node.index))
+                       if t is not None and t.company != pos.company}
+            kind = None if isinstance(raw, str) else raw.get("type")
+            if kind is None:
+                if len(foreign) != 1:
+                    raise HexrailError(f"track right at {ref}: say which token type "
+                                       f"(the city holds {sorted(foreign) or 'no foreign tokens'})",
+                                       where=where)
+                kind = foreign.pop()
+            elif kind not in foreign:
+                raise HexrailError(f"track right at {ref}: no other company's {kind} there",
+                                   where=where)
+            own.setdefault((hex_id, node.index), []).append(kind)
+        out = {key: tuple(types) for key, types in own.items()}
+        self._own = (pos, out)
+        return out
+
+    def usable(self, pos: Position, train: Train, hex_: Hex, node: Node) -> tuple[str, ...]:
+        """The own tokens at `node` the train may run to (one entry per token)."""
+        if node.kind != "city":
+            return ()
+        types = self.train_tokens(train)
+        return tuple(t for t in self.own_tokens(pos).get((hex_.id, node.index), ()) if t in types)
+
+    # -- stops ----------------------------------------------------------------------------
+    def stop_value(self, pos: Position, train: Train, hex_: Hex, node: Node) -> int:
+        used = self.usable(pos, train, hex_, node)
+        values = token_values(pos)
+        return sum(node.value(pos.phase.colors) + values[t] for t in used)
+
+    def stop_cost(self, pos: Position, train: Train, hex_: Hex, node: Node) -> int:
+        return len(self.usable(pos, train, hex_, node)) or node.visit_cost
+
+    def stop_tallies(self, pos: Position, train: Train, hex_: Hex,
+                     node: Node) -> tuple[tuple[str, int], ...]:
+        used = self.usable(pos, train, hex_, node)
+        return tuple((t, used.count(t)) for t in TOKEN_TYPES if t in used)
+
+    def tally_limits(self, pos: Position, train: Train) -> tuple[tuple[str, int, int], ...]:
+        types = self.train_tokens(train)
+        if len(types) < 2:
+            return ()
+        caps = train.spec.extra.get("caps") or {}
+        return tuple((t, 1, int(caps.get(t, UNLIMITED))) for t in types)
+
+    def is_optional(self, pos: Position, train: Train, hex_: Hex, node: Node) -> bool:
+        return not self.usable(pos, train, hex_, node)
+
+    def can_end(self, pos: Position, train: Train, hex_: Hex, node: Node) -> bool:
+        return bool(self.usable(pos, train, hex_, node))
+
+    def is_anchor(self, pos: Position, train: Train, hex_: Hex, node: Node) -> bool:
+        return bool(self.usable(pos, train, hex_, node))
+
+    def blocks(self, pos: Position, train: Train, hex_: Hex, node: Node) -> bool:
+        if (hex_.id, node.index) in self.own_tokens(pos):
+            return False  # own tokens, track rights included, never block
+        return super().blocks(pos, train, hex_, node)
+
+    # -- routes ---------------------------------------------------------------------------
+    def cyclic_runs(self, pos: Position, train: Train) -> tuple[CyclicRun, ...]:
+        """Commuter runs: for station trains of size 5 or more, each pattern of
+        ``state.commuter_runs`` whose every city holds an own station."""
+        if self.train_tokens(train) != (STATION,) or train.spec.rows[0].visit < COMMUTER_MIN:
+            return ()
+        stations = {key for key, types in self.own_tokens(pos).items() if STATION in types}
+        out = []
+        for k, raw in enumerate(pos.state.get("commuter_runs") or ()):
+            where = f"state.commuter_runs[{k}]"
+            cycle = raw.get("cycle") or ()
+            start = raw.get("start", "first")
+            if len(cycle) < 2 or start not in ("first", "any"):
+                raise HexrailError("a commuter run needs a cycle of 2+ hexes and start 'first' or "
+                                   "'any'", where=where)
+            refs = []
+            for hex_id in cycle:
+                if hex_id not in pos.hex_by_id:
+                    raise HexrailError(f"commuter run city {hex_id} is not on the map", where=where)
+                own = [i for (h, i) in sorted(stations) if h == hex_id]
+                if own:
+                    refs.append(f"{hex_id}-{own[0]}")
+            if len(refs) < len(cycle):
+                continue  # a station in every city of the pattern is needed
+            starts = (0,) if start == "first" else tuple(range(len(cycle)))
+            out.append(CyclicRun(str(raw.get("name", f"commuter run {k}")), tuple(refs), starts,
+                                 train.spec.rows[0].visit))
+        return tuple(out)
+
+    def reentry_forbidden(self, pos: Position, hex_: Hex) -> bool:
+        if not hex_.tile.cities:
+            return False
+        return hex_.id not in (pos.state.get("revisit") or ()) and "revisit" not in hex_.icons
+
+
+def token_type(hex_: Hex, node: Node, slot: int, flag: str) -> str:
+    """The type of the token in `slot` of `node`: its flag, else its site's type (station when
+    the city lists no sites)."""
+    if flag in TOKEN_TYPES:
+        return flag
+    sites = [s for s in str(node.extra.get("sites", "")).split("|") if s]
+    if slot < len(sites):
+        if sites[slot] not in TOKEN_TYPES:
+            raise HexrailError(f"site type {sites[slot]!r} is not one of {TOKEN_TYPES}",
+                               where=f"hex {hex_.id} city n{node.index}")
+        return sites[slot]
+    return STATION
