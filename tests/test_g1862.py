@@ -197,3 +197,13 @@ def test_the_routes_must_meet():
     # A3-A7 through the town, meeting at A3, which pays once: 10 + 30 + 90
     cells = [city(10), city(30), town(10), city(90), city(80)]
     solved(board(cells, ["2E", "2E"], tokens={"A1": ["X"], "A7": ["X"]}), 130)
+
+
+def test_the_bundled_example():
+    from hexrail.examples import example_path
+
+    doc = str(example_path("1862"))
+    plan = solve(doc)
+    assert plan.optimal and (plan.revenue, plan.subsidy) == (570, 50)
+    assert [s.to_json() for s in plan.sets] == [{"trains": ["5F-0"], "ends": ["B1-0", "C10-0"], "bonus": 120}]
+    assert reference_solve(doc).value == 620
