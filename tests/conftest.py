@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import os
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -32,7 +32,7 @@ def corpus_missing() -> str | None:
     return None
 
 
-@lru_cache(maxsize=None)
+@cache
 def corpus_lines(name: str) -> tuple[str, ...]:
     """The raw lines of ``<corpus>/<name>.jsonl`` (empty when absent)."""
     path = corpus_path() / f"{name}.jsonl"
@@ -41,7 +41,7 @@ def corpus_lines(name: str) -> tuple[str, ...]:
     return tuple(line for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
 
 
-@lru_cache(maxsize=None)
+@cache
 def corpus_positions(name: str) -> tuple[dict, ...]:
     return tuple(json.loads(line) for line in corpus_lines(name))
 
@@ -98,3 +98,21 @@ def line_hexes(cells: list[str], tokens: dict | None = None) -> dict:
     for hex_id, slots in (tokens or {"A1": ["X"]}).items():
         hexes[hex_id]["tokens"] = slots
     return hexes
+
+
+def solve_checked(doc: dict, *, max_routes: int = 200_000):
+    """Solve; the plan is optimal, legal and scored alike by the validator, and the oracle
+    reaches the same optimum (income, then revenue)."""
+    import hexrail
+    from hexrail.search.reference import reference_solve
+    from hexrail.validate import check_plan
+
+    plan = hexrail.solve(doc)
+    text = json.dumps(doc)
+    assert plan.optimal, text
+    report = check_plan(doc, plan)
+    assert report.legal, f"{report}\n{text}"
+    assert (report.revenue, report.subsidy) == (plan.revenue, plan.subsidy), f"{report}\n{text}"
+    best = reference_solve(doc, max_routes=max_routes)
+    assert (best.value, best.revenue) == (plan.total, plan.revenue), text
+    return plan

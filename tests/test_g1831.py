@@ -11,7 +11,7 @@ import json
 from dataclasses import replace
 
 import pytest
-from conftest import line_hexes
+from conftest import line_hexes, solve_checked
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 from strategies import positions, rotate_position
@@ -21,7 +21,6 @@ from hexrail.errors import HexrailError
 from hexrail.io.native import load_position, position_to_json
 from hexrail.rules import ruled
 from hexrail.rules.g1831 import Game1831, token_values
-from hexrail.search.reference import reference_solve
 from hexrail.search.routes import enumerate_routes, with_cyclic_runs
 from hexrail.solve import prepare
 from hexrail.validate import check_plan
@@ -55,20 +54,6 @@ def position(hexes: dict, trains: list, *, phase: str = "2", state: dict | None 
 def line(cells: list[str], tokens: dict, trains: list, **kw) -> dict:
     """Hexes A1, A3, ... joined north-south (`conftest.line_hexes`)."""
     return position(line_hexes(cells, tokens), trains, **kw)
-
-
-def solve_checked(doc: dict) -> hexrail.Plan:
-    """Solve; the plan is optimal, legal and scored alike by the validator, and the oracle
-    reaches the same optimum."""
-    plan = hexrail.solve(doc)
-    text = json.dumps(doc)
-    assert plan.optimal, text
-    report = check_plan(doc, plan)
-    assert report.legal, f"{report}\n{text}"
-    assert (report.revenue, report.subsidy) == (plan.revenue, plan.subsidy), f"{report}\n{text}"
-    best = reference_solve(doc)
-    assert (best.value, best.revenue) == (plan.total, plan.revenue), text
-    return plan
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -428,13 +413,7 @@ def boards_1831(draw) -> dict:
 @given(doc=boards_1831())
 def test_solver_equals_oracle_on_random_boards(doc):
     note(json.dumps(doc))
-    plan = hexrail.solve(doc)
-    assert plan.optimal
-    report = check_plan(doc, plan)
-    assert report.legal, report
-    assert report.revenue == plan.revenue
-    best = reference_solve(doc, max_routes=20_000)
-    assert (best.value, best.revenue) == (plan.total, plan.revenue)
+    solve_checked(doc, max_routes=20_000)
 
 
 @st.composite
@@ -482,10 +461,4 @@ def commuter_boards(draw) -> dict:
 @given(doc=commuter_boards())
 def test_commuter_runs_solver_equals_oracle_on_random_boards(doc):
     note(json.dumps(doc))
-    plan = hexrail.solve(doc)
-    assert plan.optimal
-    report = check_plan(doc, plan)
-    assert report.legal, report
-    assert report.revenue == plan.revenue
-    best = reference_solve(doc, max_routes=20_000)
-    assert (best.value, best.revenue) == (plan.total, plan.revenue)
+    solve_checked(doc, max_routes=20_000)

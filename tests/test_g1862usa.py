@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import line_hexes
+from conftest import line_hexes, solve_checked
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 from strategies import positions
@@ -57,20 +57,6 @@ def position(hexes: dict, trains: list, *, company: str = X, companies: tuple = 
 def line(cells: list[str], trains: list, **kw) -> dict:
     """Hexes A1, A3, ... joined north-south (`conftest.line_hexes`), X's token in A1."""
     return position(line_hexes(cells, kw.pop("tokens", None)), trains, **kw)
-
-
-def solve_checked(doc: dict) -> hexrail.Plan:
-    """Solve; the plan is optimal, legal and scored alike by the validator, and the oracle
-    reaches the same optimum."""
-    plan = hexrail.solve(doc)
-    text = json.dumps(doc)
-    assert plan.optimal, text
-    report = check_plan(doc, plan)
-    assert report.legal, f"{report}\n{text}"
-    assert (report.revenue, report.subsidy) == (plan.revenue, plan.subsidy), f"{report}\n{text}"
-    best = reference_solve(doc)
-    assert (best.value, best.revenue) == (plan.total, plan.revenue), text
-    return plan
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -339,12 +325,7 @@ def boards_1862usa(draw) -> dict:
 @given(doc=boards_1862usa())
 def test_solver_equals_oracle_on_random_boards(doc):
     note(json.dumps(doc))
-    plan = hexrail.solve(doc)
-    assert plan.optimal
+    plan = solve_checked(doc, max_routes=20_000)
     report = check_plan(doc, plan)
-    assert report.legal, report
-    assert report.revenue == plan.revenue
-    best = reference_solve(doc, max_routes=20_000)
-    assert (best.value, best.revenue) == (plan.total, plan.revenue)
     for r in plan.routes:  # what the plan says each route crosses, the validator finds too
         assert r.crossings == report.route(r.train).crossings
