@@ -19,7 +19,7 @@ import hexrail
 from hexrail.errors import HexrailError
 from hexrail.io.native import load_position
 from hexrail.rules import ruled
-from hexrail.rules.g1862usa import Game1862USA, home_stations, reaches
+from hexrail.rules.g1862usa import Game1862USA, reaches
 from hexrail.search.reference import reference_solve
 from hexrail.validate import check_plan
 
@@ -237,7 +237,7 @@ def test_bonus_from_a_two_station_home():
     hexes["C5"] = {"tile": new_york, "tokens": {"0": [X]}}
     state = {"bonus_stations": {X: ["D6"]}}
     doc = position(hexes, ["3"], homes={X: "C5"}, state=state, colors=LATE)
-    assert home_stations(ruled(load_position(doc))[0]) == ("C5-0",)
+    assert ruled(load_position(doc))[0].home_stops() == ("C5-0",)
     # C5-0, C7, D6: the run from the home station takes two crossings (30 × 1 - 20)
     plan = solve_checked(doc)
     assert plan.revenue == 40 + 10 + 30 + 10

@@ -231,6 +231,18 @@ def route_hex_bits(src, chain_ptr, chains, chain_hex_ptr, chain_hexes, words):
     return out
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _gain(pay_ptr, pay_loc, pay_w, alone, extra, counted, i):
+    """Route i's payable locations' worth above what `counted` holds (at most what it earns
+    alone), plus its bonus."""
+    pay = 0
+    for j in range(pay_ptr[i], pay_ptr[i + 1]):
+        more = pay_w[j] - counted[pay_loc[j]]
+        if more > 0:
+            pay += more
+    return min(pay, alone[i]) + extra[i]
+
+
 @njit(cache=True, nogil=True)
 def route_gains(pay_ptr, pay_loc, pay_w, alone, extra, covered, hex_ptr, hex_idx, hexes,
                 hex_weight):
@@ -241,12 +253,7 @@ def route_gains(pay_ptr, pay_loc, pay_w, alone, extra, covered, hex_ptr, hex_idx
     n = alone.shape[0]
     out = np.empty(n, np.int64)
     for i in range(n):
-        pay = 0
-        for j in range(pay_ptr[i], pay_ptr[i + 1]):
-            more = pay_w[j] - covered[pay_loc[j]]
-            if more > 0:
-                pay += more
-        gain = min(pay, alone[i]) + extra[i]
+        gain = _gain(pay_ptr, pay_loc, pay_w, alone, extra, covered, i)
         if hex_weight:
             new = 0
             for j in range(hex_ptr[i], hex_ptr[i + 1]):
@@ -270,13 +277,7 @@ def follower_gains(pay_ptr, pay_loc, pay_w, alone, extra, covered):
             counted[pay_loc[t]] = max(counted[pay_loc[t]], pay_w[t])
         best = 0
         for j in range(k, n):
-            pay = 0
-            for t in range(pay_ptr[j], pay_ptr[j + 1]):
-                more = pay_w[t] - counted[pay_loc[t]]
-                if more > 0:
-                    pay += more
-            gain = min(pay, alone[j]) + extra[j]
-            best = max(best, gain)
+            best = max(best, _gain(pay_ptr, pay_loc, pay_w, alone, extra, counted, j))
         out[k] = best
         for t in range(pay_ptr[k], pay_ptr[k + 1]):
             counted[pay_loc[t]] = covered[pay_loc[t]]

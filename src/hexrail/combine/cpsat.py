@@ -24,23 +24,9 @@ if TYPE_CHECKING:
 
 
 def home_nodes(prep: Prepared, t: int) -> set[int]:
-    """Node ids of the operating company's home: its home node refs, or the tokened cities of
-    its home hexes (all their cities if none is tokened yet)."""
-    pos, graph = prep.position, prep.graph_of(t)
-    out: set[int] = set()
-    for home in pos.operating().home:
-        if "-" in home:
-            if home in graph.node_index:
-                out.add(graph.node_index[home])
-            continue
-        hex_ = pos.hex(home)
-        cities = [n for n in hex_.tile.nodes if n.kind == "city"]
-        own = [n for n in cities if any(tok is not None and tok.company == pos.company
-                                        for tok in hex_.slots(n.index))]
-        for n in own or cities:
-            out.add(graph.node_index[f"{home}-{n.index}"])
-    return out
-
+    """Node ids of the operating company's home station (`Position.home_stops`)."""
+    graph = prep.graph_of(t)
+    return {graph.node_index[ref] for ref in prep.position.home_stops() if ref in graph.node_index}
 
 def _bits(res: np.ndarray) -> list[np.ndarray]:
     """For each candidate, the indices of its set resource bits."""

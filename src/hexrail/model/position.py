@@ -140,6 +140,22 @@ class Position:
     def operating(self) -> Company:
         return next(c for c in self.companies if c.id == self.company)
 
+    def home_stops(self) -> tuple[str, ...]:
+        """The operating company's home station as node references: the nodes its ``home``
+        names, or in each home hex the cities holding its token (every city of the hex while
+        none does)."""
+        out: list[str] = []
+        for home in self.operating().home:
+            if "-" in home:
+                out.append(home)
+                continue
+            hex_ = self.hex(home)
+            cities = [n for n in hex_.tile.nodes if n.kind == "city"]
+            own = [n for n in cities if any(t is not None and t.company == self.company
+                                            for t in hex_.slots(n.index))]
+            out.extend(f"{home}-{n.index}" for n in own or cities)
+        return tuple(dict.fromkeys(out))
+
     def neighbour(self, hex_id: str, edge: int) -> str | None:
         """The hex track leaving side `edge` of `hex_id` continues into, or None."""
         h = self.hex(hex_id)

@@ -101,7 +101,7 @@ class Game1862USA(Profile):
         raw = (pos.state.get("bonus_stations") or {}).get(pos.company) or ()
         if isinstance(raw, str):
             raw = (raw,)
-        home = home_stations(pos)
+        home = pos.home_stops()
         if not home:
             return ()
         home_hex = home[0].rpartition("-")[0]
@@ -139,22 +139,6 @@ class Game1862USA(Profile):
     def facts(self, pos: Position) -> dict[str, Any]:
         fact = self.salt_lake(pos)
         return {"salt_lake_city": fact} if fact else {}
-
-
-def home_stations(pos: Position) -> tuple[str, ...]:
-    """The operating company's home station as node references: the nodes its ``home`` names,
-    or in each home hex the cities holding its token (every city of the hex while none does)."""
-    out: list[str] = []
-    for home in pos.operating().home:
-        if "-" in home:
-            out.append(home)
-            continue
-        hex_ = pos.hex(home)
-        cities = [n for n in hex_.tile.nodes if n.kind == "city"]
-        own = [n for n in cities if any(t is not None and t.company == pos.company
-                                        for t in hex_.slots(n.index))]
-        out.extend(f"{home}-{n.index}" for n in own or cities)
-    return tuple(dict.fromkeys(out))
 
 
 def _full_for(hex_: Hex, node: Node, company: str) -> bool:
