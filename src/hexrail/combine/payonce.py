@@ -280,6 +280,13 @@ class _Search:
                              self.hex_weight if tr.hexes is not None else 0)
 
     def run(self) -> Selection:
+        # per level, how many identical trains follow it
+        self._followers = []
+        for d, t in enumerate(self.order):
+            n = 0
+            while d + 1 + n < len(self.order) and self._same(t, self.order[d + 1 + n]):
+                n += 1
+            self._followers.append(n)
         covered = np.zeros(self.n_loc, np.int64)  # per location, the value counted so far
         hexes = np.zeros(len(self.graph.hex_ids), np.bool_)
         self.root_bound = self._bound(0, covered, hexes, 0)
@@ -405,19 +412,15 @@ class _Search:
         gains = self._gains(t, covered, hexes)
         joins = max(0, len(self.set_trains) - 1) * self.slack if depth < len(self.set_trains) else 0
         # identical trains take candidates in increasing index (idle = last)
-        prev = self.order[depth - 1] if depth else -1
         floor = -1
-        if prev >= 0 and self._same(prev, t):
+        if depth and self._same(self.order[depth - 1], t):
+            prev = self.order[depth - 1]
             floor = choice[prev] if choice[prev] >= 0 else len(tr.keep)
         # the identical trains after this one choose from this one's index on
-        followers = 0
-        while depth + 1 + followers < len(self.order) and self._same(t, self.order[depth + 1 + followers]):
-            followers += 1
-        tail_sets, tail_others = self._rest_parts(self.order[depth + 1 + followers:], covered, hexes)
-        suffix = np.maximum.accumulate(np.maximum(gains, 0)[::-1])[::-1] if len(gains) else gains
-        top = int(suffix[0]) if len(suffix) else 0
-
+        followers = self._followers[depth]
         tail = depth + 1 + followers
+        tail_sets, tail_others = self._rest_parts(self.order[tail:], covered, hexes)
+        top = max(0, int(gains.max())) if len(gains) else 0
 
         def rest_from(best_follower):
             more = followers * best_follower
@@ -426,16 +429,20 @@ class _Search:
             return tail_sets + self._cap(tail_others + more, depth + 1)
 
         loose = int(rest_from(top))
+        meets = self._join_slacks(depth, choice) if joins else None
+        slack = joins
+        if meets is not None:
+            slack = meets
+            joins = max(joins, int(meets.max())) if len(meets) else joins
+        if base + top + loose + joins <= self.best_value:
+            return  # neither a route nor idleness can beat the best plan
+        suffix = np.maximum.accumulate(np.maximum(gains, 0)[::-1])[::-1] if followers else 0
         if followers and floor < 0 and tr.hexes is None:
             # the first of identical trains: bound its followers given each of its routes
             suffix = K.follower_gains(tr.pay_ptr, tr.pay_loc, tr.pay_w, tr.alone, tr.extra, covered)
         joining = self._must_join(depth, choice)
-        meets = self._join_slacks(depth, choice) if joins else None
         # Each candidate's own bound, all at once: the loop below re-checks against the best
         # plan as it improves.
-        slack = meets if meets is not None else np.full(len(gains), joins, np.int64)
-        if meets is not None and len(meets):
-            joins = max(joins, int(meets.max()))
         bound = base + gains + rest_from(suffix) + slack
         ok = bound > self.best_value
         ok[:max(floor, 0)] = False
