@@ -265,20 +265,31 @@ def route_gains(pay_ptr, pay_loc, pay_w, alone, extra, covered, hex_ptr, hex_idx
 
 
 @njit(cache=True, nogil=True)
-def follower_gains(pay_ptr, pay_loc, pay_w, alone, extra, covered):
+def follower_gains(pay_ptr, pay_loc, pay_w, alone, extra, covered, hex_ptr, hex_idx, hexes,
+                   hex_weight):
     """For each route k of a train followed by identical trains (which take routes j >= k):
     the most one follower can add once route k is chosen too — max over j >= k of route j's
-    gain over `covered` raised by route k's payable locations."""
+    gain (`route_gains`) over `covered` and `hexes` raised by route k's locations and hexes."""
     n = alone.shape[0]
     out = np.zeros(n, np.int64)
     counted = covered.copy()
+    seen = hexes.copy()
     for k in range(n):
         for t in range(pay_ptr[k], pay_ptr[k + 1]):
             counted[pay_loc[t]] = max(counted[pay_loc[t]], pay_w[t])
+        for t in range(hex_ptr[k], hex_ptr[k + 1]):
+            seen[hex_idx[t]] = True
         best = 0
         for j in range(k, n):
-            best = max(best, _gain(pay_ptr, pay_loc, pay_w, alone, extra, counted, j))
+            gain = _gain(pay_ptr, pay_loc, pay_w, alone, extra, counted, j)
+            if hex_weight:
+                for t in range(hex_ptr[j], hex_ptr[j + 1]):
+                    if not seen[hex_idx[t]]:
+                        gain += hex_weight
+            best = max(best, gain)
         out[k] = best
         for t in range(pay_ptr[k], pay_ptr[k + 1]):
             counted[pay_loc[t]] = covered[pay_loc[t]]
+        for t in range(hex_ptr[k], hex_ptr[k + 1]):
+            seen[hex_idx[t]] = hexes[hex_idx[t]]
     return out

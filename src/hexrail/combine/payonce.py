@@ -437,9 +437,11 @@ class _Search:
         if base + top + loose + joins <= self.best_value:
             return  # neither a route nor idleness can beat the best plan
         suffix = np.maximum.accumulate(np.maximum(gains, 0)[::-1])[::-1] if followers else 0
-        if followers and floor < 0 and tr.hexes is None:
+        if followers and floor < 0:
             # the first of identical trains: bound its followers given each of its routes
-            suffix = K.follower_gains(tr.pay_ptr, tr.pay_loc, tr.pay_w, tr.alone, tr.extra, covered)
+            suffix = K.follower_gains(tr.pay_ptr, tr.pay_loc, tr.pay_w, tr.alone, tr.extra, covered,
+                                      tr.hex_ptr, tr.hex_idx, hexes,
+                                      self.hex_weight if tr.hexes is not None else 0)
         joining = self._must_join(depth, choice)
         # Each candidate's own bound, all at once: the loop below re-checks against the best
         # plan as it improves.
