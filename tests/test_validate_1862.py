@@ -311,7 +311,9 @@ def random_board(seed: int) -> dict:
     for hex_id in rng.sample(cities, min(len(cities), rng.randint(1, 2))):
         hexes[hex_id]["tokens"] = ["X"]
     home = rng.choice(sorted(h for h in hexes if "tokens" in hexes[h]))
-    trains = rng.sample(["2E", "2/3E", "2L", "2/3L", "2F", "3F", "6F", "7F", "3E", "3L"], rng.randint(1, 3))
+    trains = rng.sample(["2E", "2/3E", "2L", "2/3L", "2F", "3F", "6F", "7F", "3E", "3L"], rng.randint(1, 2))
+    if rng.random() < 0.4:  # a pair of identical trains: the solver searches one order only
+        trains.append(trains[0])
     state = {"permits": rng.sample(["express", "local", "freight"], 2)} if rng.random() < 0.2 else {}
     return {"layout": "flat", "rules": {"profile": "1862"}, "company": "X",
             "companies": [{"id": "X", "home": home}, {"id": "Y"}], "trains": trains, "hexes": hexes,

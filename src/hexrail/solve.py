@@ -239,7 +239,8 @@ def solve(position: Any, time_limit: float | None = None, *, objective: str = "i
     prep.timings["combine"] = time.perf_counter() - t2
     routes = []
     revenue = subsidy = 0
-    for t, i in enumerate(sel.choice):
+    for t in sel.order or range(len(sel.choice)):
+        i = sel.choice[t]
         if i < 0:
             continue
         # coupled combiners (stops paying once) say what each chosen route is paid

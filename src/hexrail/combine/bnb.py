@@ -26,6 +26,9 @@ class Selection:
     routes: tuple[dict | None, ...] | None = None
     # Routes joined into sets: (train indices, the two end node ids, the set's bonus).
     sets: tuple[tuple[tuple[int, ...], tuple[int, int], int], ...] = ()
+    # The order the plan lists the trains' routes in (None: train order); where routes form
+    # sets, the order they are formed in.
+    order: tuple[int, ...] | None = None
 
 
 def combine_disjoint(values: list[np.ndarray], res: list[np.ndarray], groups: list[int], *,

@@ -38,7 +38,7 @@ from __future__ import annotations
 import time
 from collections import deque
 from dataclasses import dataclass
-from itertools import product
+from itertools import combinations, permutations, product
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -147,7 +147,7 @@ class _Search:
                                            prep.groups[t], t))
         self.best_value = -1
         self._sets_priced = False
-        self._flip: frozenset[int] = frozenset()
+        self._arrangement: tuple = ((), frozenset())
         self.rev_scale = self.scale + (1 if self.scale > 1 else 0)  # a revenue unit, scaled
         self.best_choice: tuple[int, ...] = tuple([-1] * self.n_trains)
         self.nodes = 0
@@ -387,8 +387,8 @@ class _Search:
         if depth == len(self.set_trains) and depth and not self._sets_priced and self.set_trains:
             # every set train placed: price its sets exactly (only set ends pay), for each
             # direction of the routes that decides where a loop of routes pays
-            for flip in self._flip_options(choice):
-                part = self._set_part(choice, flip)
+            for arrangement in self._arrangements(choice):
+                part = self._set_part(choice, arrangement)
                 if part is None:
                     continue
                 ends_paid, set_value, _ = part
@@ -401,7 +401,7 @@ class _Search:
                         if w > covered[loc]:
                             base += w - int(covered[loc])
                             covered[loc] = w
-                self._sets_priced, self._flip = True, flip
+                self._sets_priced, self._arrangement = True, arrangement
                 try:
                     self._dfs(depth, covered, hexes, base, choice)
                 finally:
@@ -437,15 +437,21 @@ class _Search:
         if base + top + loose + joins <= self.best_value:
             return  # neither a route nor idleness can beat the best plan
         suffix = np.maximum.accumulate(np.maximum(gains, 0)[::-1])[::-1] if followers else 0
-        if followers and floor < 0:
-            # the first of identical trains: bound its followers given each of its routes
-            suffix = K.follower_gains(tr.pay_ptr, tr.pay_loc, tr.pay_w, tr.alone, tr.extra, covered,
-                                      tr.hex_ptr, tr.hex_idx, hexes,
-                                      self.hex_weight if tr.hexes is not None else 0)
         joining = self._must_join(depth, choice)
         # Each candidate's own bound, all at once: the loop below re-checks against the best
         # plan as it improves.
         bound = base + gains + rest_from(suffix) + slack
+        if followers and floor < 0:
+            # The first of identical trains: its followers bounded given each of its routes.
+            # They lose the route's payable locations, so the route counts all of them (a pay
+            # limit may leave one to a follower).
+            hexed = (tr.hex_ptr, tr.hex_idx, hexes, self.hex_weight if tr.hexes is not None else 0)
+            after = K.follower_gains(tr.pay_ptr, tr.pay_loc, tr.pay_w, tr.alone, tr.extra, covered,
+                                     *hexed)
+            uncapped = K.route_gains(tr.pay_ptr, tr.pay_loc, tr.pay_w,
+                                     np.full(len(gains), 1 << 62, np.int64), tr.extra, covered,
+                                     *hexed)
+            bound = np.minimum(bound, base + uncapped + rest_from(after) + slack)
         ok = bound > self.best_value
         ok[:max(floor, 0)] = False
         if joining is not None:
@@ -475,30 +481,42 @@ class _Search:
             self._dfs(depth + 1, covered, hexes, base, choice)
 
     # -- pricing a complete choice exactly -------------------------------------------------
-    def _flip_options(self, choice: list[int]) -> list[frozenset[int]]:
-        """Which set routes to run backwards: a loop of routes (no free end) pays at its first
-        route's first stop, so both directions of that route are worth trying."""
+    def _arrangements(self, choice: list[int]) -> list[tuple[tuple[int, ...], frozenset[int]]]:
+        """The plan orders and directions of the set routes worth trying, as (order, routes
+        run backwards). 18xx.games forms sets following the routes in plan order and each
+        route from its first stop; that matters only where three route ends meet at one stop
+        or routes close a loop (which pays at its first route's first stop), and then every
+        order and direction is tried. Otherwise the trains' own order, as they run."""
         set_running = [t for t in self.set_trains if choice[t] >= 0]
+        plain = [(tuple(set_running), frozenset())]
         if len(set_running) < 2:
-            return [frozenset()]
+            return plain
         ends = [self.trains[t].ends[choice[t]] for t in set_running]
-        if len({s for e in ends for s in e}) == 2 * len(ends):
-            return [frozenset()]  # no route meets another: sets of one, no loop
+        count: dict[int, int] = {}
+        for pair in ends:
+            for e in pair:
+                count[e] = count.get(e, 0) + 1
+        if max(count.values()) == 1:
+            return plain  # no route meets another: sets of one, no loop
         temporary = [self.prep.set_role[t] == SET_TEMPORARY for t in set_running]
-        options = [frozenset()]
-        for members in build_sets(ends, temporary):
-            a, b = set_ends(members, ends)
-            if a == b:
-                first = set_running[members[0]]
-                options += [o | {first} for o in options]
-        return options
+        loop = any(a == b for a, b in (set_ends(m, ends) for m in build_sets(ends, temporary)))
+        if max(count.values()) < 3 and not loop:
+            return plain
+        if len(set_running) > 4:  # too many to try: only the loops' directions
+            return [(tuple(set_running), frozenset(f))
+                    for r in range(len(set_running) + 1) for f in combinations(set_running, r)]
+        return [(order, frozenset(f)) for order in permutations(set_running)
+                for r in range(len(set_running) + 1) for f in combinations(set_running, r)]
 
-    def _set_part(self, choice: list[int], flip: frozenset[int] = frozenset()):
-        """The sets of the chosen set routes, as 18xx.games forms them (plan order; routes in
-        `flip` run backwards): per set train the locations it may be paid for (its set's ends),
-        the sets' bonuses, the sets; None when the temporary trains break the rules."""
+    def _set_part(self, choice: list[int], arrangement=None):
+        """The sets of the chosen set routes, as 18xx.games forms them (in the `arrangement`'s
+        plan order, its routes run backwards; default the trains' order): per set train the
+        locations it may be paid for (its set's ends), the sets' bonuses, the sets; None when
+        the temporary trains break the rules."""
         prep = self.prep
-        set_running = [t for t in self.set_trains if choice[t] >= 0]
+        if arrangement is None:
+            arrangement = (tuple(t for t in self.set_trains if choice[t] >= 0), frozenset())
+        set_running, flip = arrangement
         if not set_running:
             return {}, 0, []
         ends, keys = [], []
@@ -534,7 +552,7 @@ class _Search:
         prep = self.prep
         running = [t for t in range(self.n_trains) if choice[t] >= 0]
         if not running:
-            return (0, ({}, [], {}, frozenset())) if details else 0
+            return (0, ({}, [], {}, ((), frozenset()))) if details else 0
         stops = {t: self.trains[t].stops[choice[t]] for t in running}
         if self.home is not None and not any(set(stops[t]) & self.home[t] for t in running):
             return None
@@ -555,10 +573,10 @@ class _Search:
                 seen |= mine
             if prep.objective == "income":
                 fixed += sum(subsidy.values()) * self.scale
-        flips = [self._flip] if self._sets_priced else self._flip_options(choice)
+        arrangements = [self._arrangement] if self._sets_priced else self._arrangements(choice)
         best = None
-        for flip in flips:
-            part = self._set_part(choice, flip)
+        for arrangement in arrangements:
+            part = self._set_part(choice, arrangement)
             if part is None:
                 continue
             ends_paid, set_value, sets = part
@@ -567,7 +585,7 @@ class _Search:
             total = fixed + set_value * self.rev_scale
             total += sum(self._weight(t, s) for t in running for s in paid[t])
             if best is None or total > best[0]:
-                best = (total, (paid, sets, subsidy, flip))
+                best = (total, (paid, sets, subsidy, arrangement))
         if best is None:
             return None
         return best if details else best[0]
@@ -654,8 +672,9 @@ class _Search:
         overrides: list[dict | None] = [None] * self.n_trains
         sets_out: tuple = ()
         value = 0
+        order = None
         if self.best_value > 0:
-            total, (paid, sets, subsidy, flip) = self._price(list(choice), details=True)
+            total, (paid, sets, subsidy, (set_order, flip)) = self._price(list(choice), details=True)
             for t in range(self.n_trains):
                 if choice[t] < 0:
                     continue
@@ -671,11 +690,15 @@ class _Search:
                 overrides[trains[0]]["revenue"] += bonus
             sets_out = tuple(sets)
             value = total // self.scale
+            # the plan lists the set routes in the order their sets were formed in
+            in_order = iter(set_order)
+            order = tuple(next(in_order) if t in set_order else t for t in range(self.n_trains))
         else:
             choice = tuple([-1] * self.n_trains)
         real_choice = tuple(int(self.trains[t].keep[k]) if k >= 0 else -1 for t, k in enumerate(choice))
         upper = value if optimal else max(value, self.root_bound // self.scale)
-        return Selection(real_choice, value, optimal, upper, self.nodes, tuple(overrides), sets_out)
+        return Selection(real_choice, value, optimal, upper, self.nodes, tuple(overrides), sets_out,
+                         order)
 
 
 def _connected(stop_sets: list[set[int]]) -> bool:
