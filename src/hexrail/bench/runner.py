@@ -179,12 +179,8 @@ def run_local(units: list[Unit], *, workers: int = 1, progress: bool = True) -> 
 
         ctx = multiprocessing.get_context("spawn")  # no inherited solver threads
         with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_warm_imports) as pool:
-            futures = {pool.submit(run_unit, unit): k for k, unit in enumerate(units)}
-            for done, future in enumerate(as_completed(futures), 1):
-                k = futures[future]
-                results[k] = _result_or_failure(future, units[k])
-                if bar:
-                    bar.update(done)
+            futures = [pool.submit(run_unit, unit) for unit in units]
+            _collect(futures, as_completed(futures), units, results, bar)
     if bar:
         bar.close()
     return [r for r in results if r is not None]
@@ -211,15 +207,23 @@ def run_dask(units: list[Unit], address: str, *, progress: bool = True) -> list[
         raise HexrailError(f"cannot reach the scheduler: {err}", where=address) from None
     with client:
         futures = client.map(run_unit, units, pure=False)
-        index = {f.key: k for k, f in enumerate(futures)}
-        for done, future in enumerate(as_completed(futures), 1):
-            k = index[future.key]
-            results[k] = _result_or_failure(future, units[k])
-            if bar:
-                bar.update(done)
+        _collect(futures, as_completed(futures), units, results, bar)
     if bar:
         bar.close()
     return [r for r in results if r is not None]
+
+
+def _collect(futures: list, finished, units: list[Unit], results: list, bar) -> None:
+    """Store each unit's result (or its worker's failure) as its future finishes."""
+    def key(f):  # Dask futures are known by their task key, local ones by themselves
+        return getattr(f, "key", None) or id(f)
+
+    index = {key(f): k for k, f in enumerate(futures)}
+    for done, future in enumerate(finished, 1):
+        k = index[key(future)]
+        results[k] = _result_or_failure(future, units[k])
+        if bar:
+            bar.update(done)
 
 
 def _result_or_failure(future, unit: Unit) -> dict:
