@@ -23,6 +23,8 @@ from strategies import ExtrasProfile, mirror_position, positions, rotate_positio
 import hexrail
 from hexrail.errors import HexrailError
 from hexrail.search.reference import reference_routes, reference_solve
+from hexrail.search.routes import enumerate_routes
+from hexrail.solve import prepare
 
 EXAMPLES = int(os.environ.get("HEXRAIL_ORACLE_EXAMPLES", "300"))
 ORACLE = settings(
@@ -63,16 +65,51 @@ def _compare(doc: dict, objective: str) -> None:
     assert got == expected.value, f"solver {got}, oracle {expected.value}: {text}"
     if CHECK_REVENUE_TIES or objective == "revenue":
         assert plan.revenue == expected.revenue, f"ties go to more revenue: {text}"
-    # every legal route is a candidate, and nothing else is
-    counts = plan.stats.get("candidates")
-    if counts is not None:
-        assert counts == expected.candidates, text
+    # every legal route is a candidate, and nothing else is (the solver itself keeps only
+    # those that can be in a plan as good as a greedy one: see test_narrowed_walks)
+    prep = prepare(doc, objective=objective)
+    counts = {td.train.id: len(c) for td, c in zip(prep.trains, prep.candidates)}
+    assert counts == expected.candidates, text
 
 
 @ORACLE
 @given(doc=BOARDS, objective=st.sampled_from(["income", "revenue"]))
 def test_solver_equals_oracle(doc, objective):
     _compare(doc, objective)
+
+
+@ORACLE
+@given(doc=st.one_of(BOARDS, EXTRAS_BOARDS, BOARDS_1860), objective=st.sampled_from(["income", "revenue"]),
+       cut=st.integers(0, 60), data=st.data())
+def test_narrowed_walks(doc, objective, cut, data):
+    """The walk's narrowed forms keep exactly what they promise: `min_value` the routes worth
+    that much, `best_only` every best route, `forbid` the routes clear of the track given."""
+    _show(doc)
+    prep = prepare(doc, objective=objective)
+    for t, (td, full) in enumerate(zip(prep.trains, prep.candidates)):
+        graph = prep.graph_of(t)
+        value = full.value(objective)
+        if not len(full):
+            assert not len(enumerate_routes(graph, td, objective=objective, best_only=True))
+            continue
+        least = int(value[0]) - cut
+        some = enumerate_routes(graph, td, objective=objective, min_value=least)
+        assert sorted(_keys(some, objective)) == sorted(k for k, v in zip(_keys(full, objective), value)
+                                                        if v >= least)
+        best = enumerate_routes(graph, td, objective=objective, best_only=True)
+        top = set(k for k, v in zip(_keys(full, objective), value) if v == value[0])
+        assert top <= set(_keys(best, objective)) and best.value(objective)[0] == value[0]
+        other = full.res[data.draw(st.integers(0, len(full) - 1))]
+        clear = enumerate_routes(graph, td, objective=objective, forbid=other)
+        assert sorted(_keys(clear, objective)) == sorted(
+            k for k, r in zip(_keys(full, objective), full.res) if not (r & other).any())
+
+
+def _keys(cands, objective: str) -> list[tuple]:
+    """Each candidate as (value, stops, chains): what identifies a route and its worth."""
+    value = cands.value(objective)
+    return [(int(value[i]), tuple(cands.route_nodes(i).tolist()), tuple(cands.route_chains(i).tolist()))
+            for i in range(len(cands))]
 
 
 @ORACLE

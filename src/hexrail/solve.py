@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from hexrail.combine import Selection, combine_disjoint
+from hexrail.combine.bnb import greedy_value, worth_keeping
 from hexrail.errors import HexrailError
 from hexrail.graph.track import TrackGraph, compile_track
 from hexrail.graph.trains import TrainData, lower_train, name_bonuses
@@ -50,6 +51,9 @@ class Prepared:
     timings: dict
     hex_subsidy: list[int]  # per train: subsidy per hex its route covers (paid once per hex)
     set_role: list[int]  # per train: how its route joins sets (rules.base SET_*)
+    # The candidates are only the routes that can be in a plan worth at least `floor` (to the
+    # objective); None: every route.
+    floor: int | None = None
 
     @property
     def span_names(self) -> list[str]:
@@ -70,8 +74,15 @@ class Prepared:
         return all(c.complete for c in self.candidates)
 
 
-def prepare(position: Any, *, objective: str = "income", deadline: float | None = None) -> Prepared:
-    """Compile the position and enumerate every train's candidate routes."""
+def prepare(position: Any, *, objective: str = "income", deadline: float | None = None,
+            narrow: bool = False, floor: int | None = None) -> Prepared:
+    """Compile the position and enumerate every train's candidate routes.
+
+    With `narrow`, where the plan's value is the sum of its routes' values, only the routes
+    that can be in a plan worth at least a floor are kept: `floor`, or else the value of a
+    greedy plan (`Prepared.floor` says which). A plan that is worth that much has all its
+    routes among them, since no other train adds more than its best route.
+    """
     if objective not in OBJECTIVES:
         raise HexrailError(f"objective must be one of {OBJECTIVES}", where="objective")
     pos, profile = ruled(load_position(position))
@@ -84,28 +95,79 @@ def prepare(position: Any, *, objective: str = "income", deadline: float | None 
     t1 = time.perf_counter()
     by_key: dict[bytes, int] = {}
     groups: list[int] = []
-    candidates: list[Candidates] = []
-    cache: dict[int, Candidates] = {}
-    for td in trains:
+    first: dict[int, int] = {}  # group -> its first train
+    for t, td in enumerate(trains):
         barred = profile.may_run(pos, td.train)  # e.g. no permit: the train stays idle
         key = td.key() + td.train.spec.track.encode() + barred.encode()
-        group = by_key.setdefault(key, len(by_key))
-        groups.append(group)
-        if group not in cache:
-            graph = graphs[td.train.spec.track]
-            cache[group] = no_routes(graph.chain_res.shape[1]) if barred else \
-                _routes_of(graph, td, deadline, objective)
-        candidates.append(cache[group])
+        groups.append(by_key.setdefault(key, len(by_key)))
+        first.setdefault(groups[-1], t)
+    hex_subsidy = [profile.hex_subsidy(pos, t) for t in pos.trains]
+    set_role = [profile.set_role(pos, t) for t in pos.trains]
+    idle = {g for g, t in first.items() if profile.may_run(pos, trains[t].train)}
+    additive = (narrow and len(graphs) == 1 and not (
+        rules.stops_pay_once or rules.max_bypass > 1 or any(hex_subsidy) or any(set_role))
+        and not any(td.cyclic_runs or td.span_bonuses or td.tally_names for td in trains))
+    least: dict[int, int | None] = {g: None for g in first}
+    best: dict[int, Candidates] = {}
+    if additive and trains:
+        floor, least, best = _least_values(next(iter(graphs.values())), trains, groups, first,
+                                           idle, rules.max_bypass == 1, objective, deadline,
+                                           floor)
+    else:
+        floor = None
+    cache: dict[int, Candidates] = {}
+    for g, t in first.items():
+        graph = graphs[trains[t].train.spec.track]
+        if g in idle:
+            cache[g] = no_routes(graph.chain_res.shape[1])
+        elif g in best and len(best[g]) and least[g] >= best[g].value(objective)[0]:
+            cache[g] = best[g]  # only best routes are wanted, and the search kept them all
+        else:
+            cache[g] = _routes_of(graph, trains[t], deadline, objective, least[g])
+    candidates = [cache[g] for g in groups]
     timings["enumerate"] = time.perf_counter() - t1
     return Prepared(pos, profile, rules, graphs, trains, candidates, groups, objective, timings,
-                    [profile.hex_subsidy(pos, t) for t in pos.trains],
-                    [profile.set_role(pos, t) for t in pos.trains])
+                    hex_subsidy, set_role, floor)
 
 
-def _routes_of(graph: TrackGraph, td: TrainData, deadline: float | None, objective: str) -> Candidates:
-    """Every legal route of one train: the kernel's walk, then the profile's route-level rules
-    (limits per stop tally, cyclic runs, span bonuses), each a pass over the candidates."""
-    cands = enumerate_routes(graph, td, deadline=deadline, objective=objective)
+def _least_values(graph: TrackGraph, trains: list[TrainData], groups: list[int],
+                  first: dict[int, int], idle: set[int], one_bypass: bool, objective: str,
+                  deadline: float | None, floor: int | None
+                  ) -> tuple[int, dict[int, int], dict[int, Candidates]]:
+    """The plan floor (`floor`, or a greedy plan's value); per group of identical trains the
+    least value a route of theirs needs to be in a plan worth that much (the floor less the
+    other trains' best routes); and per group its best routes (`enumerate_routes` with
+    `best_only`)."""
+    best = {g: no_routes(graph.chain_res.shape[1]) if g in idle else
+            enumerate_routes(graph, trains[t], deadline=deadline, objective=objective,
+                             best_only=True) for g, t in first.items()}
+    tops = [int(best[g].value(objective)[0]) if len(best[g]) else 0 for g in groups]
+    if floor is None:
+        # Greedy: the trains by their best route, each taking its best route on the track
+        # the ones before left (and no bypass once one is spent).
+        floor = 0
+        mask = np.zeros(graph.chain_res.shape[1], np.uint64)
+        bypass_spent = False
+        for k, t in enumerate(sorted(range(len(trains)), key=lambda t: -tops[t])):
+            if groups[t] in idle:
+                continue
+            td = replace(trains[t], max_bypass=0) if bypass_spent else trains[t]
+            got = best[groups[t]] if k == 0 else enumerate_routes(
+                graph, td, deadline=deadline, objective=objective, best_only=True, forbid=mask)
+            if len(got):
+                floor += int(got.value(objective)[0])
+                mask |= got.res[0]
+                bypass_spent = bypass_spent or (one_bypass and got.bypass[0] > 0)
+    total = sum(tops)
+    return floor, {g: floor - (total - tops[t]) for g, t in first.items()}, best
+
+
+def _routes_of(graph: TrackGraph, td: TrainData, deadline: float | None, objective: str,
+               least: int | None = None) -> Candidates:
+    """Every legal route of one train (worth at least `least`, if given): the kernel's walk,
+    then the profile's route-level rules (limits per stop tally, cyclic runs, span bonuses),
+    each a pass over the candidates."""
+    cands = enumerate_routes(graph, td, deadline=deadline, objective=objective, min_value=least)
     cands = with_tally_limits(td, cands)
     cands = with_cyclic_runs(graph, td, cands, objective, deadline=deadline)
     return with_span_bonuses(graph, td, cands, objective)
@@ -157,8 +219,28 @@ def choose(prep: Prepared, *, deadline: float | None = None) -> Selection:
     values = [c.value(prep.objective) * scale + (c.revenue if scale > 1 else 0)
               for c in prep.candidates]
     res = [_resources(prep, t) for t in range(len(prep.trains))]
-    stops = [prep.candidates[t].stop_bits(prep.graph_of(t).n_nodes) for t in range(len(prep.trains))] \
-        if rules.home_route or rules.intersect else None
+    # Most routes are worth too little to be in a plan as good as a quick greedy one: search
+    # only those that can be (`worth_keeping`). Should the best plan among them fall short of
+    # that floor (the greedy plan broke a plan rule), that plan is a floor that holds, and a
+    # second search from it is exact.
+    floor = greedy_value(values, res)
+    while True:
+        sel = _choose_disjoint(prep, values, res, worth_keeping(values, floor), deadline)
+        if sel.value >= floor or floor <= 0 or not sel.optimal:
+            break
+        floor = sel.value
+    # a plan left out is worth less than the floor
+    upper = max(sel.upper_bound, floor - 1)
+    return replace(sel, value=sel.value // scale, upper_bound=upper // scale)
+
+
+def _choose_disjoint(prep: Prepared, values: list[np.ndarray], res: list[np.ndarray],
+                     counts: list[int], deadline: float | None) -> Selection:
+    """The best plan from the first `counts[t]` candidates of each train t (sorted best first)
+    whose routes share no resource and meet the plan rules."""
+    rules = prep.rules
+    stops = [prep.candidates[t].stop_bits(prep.graph_of(t).n_nodes, counts[t])
+             for t in range(len(prep.trains))] if rules.home_route or rules.intersect else None
     home = None
     if rules.home_route:
         from hexrail.combine.cpsat import home_nodes
@@ -169,9 +251,9 @@ def choose(prep: Prepared, *, deadline: float | None = None) -> Selection:
             for n in home_nodes(prep, t):
                 mask[n >> 6] |= np.uint64(1) << np.uint64(n & 63)
             home.append((bits & mask).any(axis=1))
-    sel = combine_disjoint(values, res, prep.groups, deadline=deadline, home=home,
-                           stops=stops if rules.intersect else None)
-    return replace(sel, value=sel.value // scale, upper_bound=sel.upper_bound // scale)
+    return combine_disjoint([v[:n] for v, n in zip(values, counts)],
+                            [r[:n] for r, n in zip(res, counts)], prep.groups, deadline=deadline,
+                            home=home, stops=stops if rules.intersect else None)
 
 
 def route_plan(prep: Prepared, t: int, i: int, *, revenue: int | None = None,
@@ -233,10 +315,20 @@ def solve(position: Any, time_limit: float | None = None, *, objective: str = "i
     """
     start = time.perf_counter()
     deadline = None if time_limit is None else start + time_limit
-    prep = prepare(position, objective=objective, deadline=deadline)
+    prep = prepare(position, objective=objective, deadline=deadline, narrow=True)
     t2 = time.perf_counter()
     sel = choose(prep, deadline=deadline)
     prep.timings["combine"] = time.perf_counter() - t2
+    if prep.floor is not None and sel.optimal and sel.value < prep.floor:
+        # The greedy plan broke a plan rule (e.g. the home route): the best plan found is a
+        # floor that holds, and the routes that can beat it are all there in a second pass.
+        timings = prep.timings
+        prep = prepare(position, objective=objective, deadline=deadline, narrow=True,
+                       floor=sel.value)
+        t3 = time.perf_counter()
+        sel = choose(prep, deadline=deadline)
+        prep.timings["combine"] = timings["combine"] + time.perf_counter() - t3
+        prep.timings["enumerate"] += timings["enumerate"]
     routes = []
     revenue = subsidy = 0
     for t in sel.order or range(len(sel.choice)):
@@ -253,6 +345,8 @@ def solve(position: Any, time_limit: float | None = None, *, objective: str = "i
                           tuple(prep.graphs[next(iter(prep.graphs))].node_ref[e] for e in ends), bonus)
                  for trains, ends, bonus in sel.sets)
     upper = sel.upper_bound if prep.complete else max(sel.upper_bound, _loose_bound(prep))
+    if prep.floor is not None:
+        upper = max(upper, prep.floor - 1)  # a plan left out is worth less than the floor
     value = revenue + subsidy if objective == "income" else revenue
     # a plan that reaches the bound is proven best, however the search was cut short
     optimal = (sel.optimal and prep.complete) or value >= upper

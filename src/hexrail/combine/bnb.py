@@ -91,6 +91,36 @@ def combine_disjoint(values: list[np.ndarray], res: list[np.ndarray], groups: li
     return Selection(tuple(choice), int(best), optimal, int(suffix[0]), nodes)
 
 
+def greedy_value(values: list[np.ndarray], res: list[np.ndarray]) -> int:
+    """A quick plan value to beat: each train in turn takes its best route that fits the
+    routes taken before, every train given the first turn once; the best total (plan rules
+    are not checked, so the plan may not be allowed)."""
+    n = len(values)
+    best = 0
+    for first in range(n):
+        words = max((r.shape[1] for r in res), default=1)
+        mask = np.zeros(words, np.uint64)
+        total = 0
+        for t in [first] + [t for t in range(n) if t != first]:
+            r = res[t]
+            j = K._first_free(0, len(values[t]), r, mask[:r.shape[1]])
+            if j < len(values[t]):
+                total += int(values[t][j])
+                mask[:r.shape[1]] |= r[j]
+        best = max(best, total)
+    return best
+
+
+def worth_keeping(values: list[np.ndarray], floor: int) -> list[int]:
+    """Per train, how many of its candidates (sorted best first) can be in a plan worth at
+    least `floor`: the other trains add at most their best routes, so a route worth less than
+    `floor` minus those cannot."""
+    tops = [int(v[0]) if len(v) else 0 for v in values]
+    total = sum(tops)
+    return [int(np.searchsorted(-v, -(floor - (total - top)), side="right"))
+            for v, top in zip(values, tops)]
+
+
 def _search(ptr: np.ndarray, value: np.ndarray, res: np.ndarray, same: np.ndarray,
             suffix: np.ndarray, deadline: float | None, rules: tuple):
     """Branch and bound over levels; returns (best, choice, optimal, upper bound, nodes)."""

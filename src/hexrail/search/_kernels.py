@@ -38,16 +38,34 @@ def hall_ok(cnt, cap):
     return True
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _fits(tot, cap, k, amount):
+    """Can `amount` more of kind k join rows holding `tot[s]` per kind-subset s?"""
+    for s in range(1, 16):
+        if (s >> k) & 1 and tot[s] + amount > cap[s]:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _add(tot, k, amount):
+    for s in range(1, 16):
+        if (s >> k) & 1:
+            tot[s] += amount
+
+
 @njit(cache=True, nogil=True)
 def select_paid(stops, n, node_kidx, node_cost, node_optional, node_weight, node_value,
-                visit_cnt, visit_cap, pay_cap, paid):
+                visit_cnt, visit_cap, pay_cap, paid, order, vis, pay):
     """Choose which of the route's `n` visited stops are paid, maximising their total weight.
 
     Mandatory stops already occupy `visit_cnt`; an optional stop is counted only if it is worth
     something and fits the visit rows too. Greedy by weight over the Hall condition of the rows:
-    exact, because paid stops form a transversal matroid over the rows.
+    exact, because paid stops form a transversal matroid over the rows. The rows' load is
+    kept per kind-subset, so a stop's check touches only the subsets holding its kind.
+    `order`, `vis` and `pay` are work arrays (at least n and 16 long): the caller's, so that a
+    call allocates nothing.
     """
-    order = np.empty(n, np.int64)
     for i in range(n):
         order[i] = i
     # insertion sort by weight, descending; mandatory before optional on ties
@@ -67,8 +85,11 @@ def select_paid(stops, n, node_kidx, node_cost, node_optional, node_weight, node
                 j -= 1
             else:
                 break
-    pay_cnt = np.zeros(4, np.int64)
-    vis = visit_cnt.copy()
+    vis[:] = 0
+    pay[:] = 0
+    for k in range(4):
+        if visit_cnt[k]:
+            _add(vis, k, visit_cnt[k])
     for i in range(n):
         paid[i] = False
     for oi in range(n):
@@ -78,36 +99,73 @@ def select_paid(stops, n, node_kidx, node_cost, node_optional, node_weight, node
         if node_optional[s]:
             if node_weight[s] <= 0:
                 continue
-            vis[k] += node_cost[s]
-            pay_cnt[k] += 1
-            if hall_ok(vis, visit_cap) and hall_ok(pay_cnt, pay_cap):
+            if _fits(vis, visit_cap, k, node_cost[s]) and _fits(pay, pay_cap, k, 1):
+                _add(vis, k, node_cost[s])
+                _add(pay, k, 1)
                 paid[i] = True
-            else:
-                vis[k] -= node_cost[s]
-                pay_cnt[k] -= 1
-        else:
-            pay_cnt[k] += 1
-            if hall_ok(pay_cnt, pay_cap):
-                paid[i] = True
-            else:
-                pay_cnt[k] -= 1
+        elif _fits(pay, pay_cap, k, 1):
+            _add(pay, k, 1)
+            paid[i] = True
+
+
+TALLY = 109  # length of the walk's tally array (see `_tally`)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _load(tally, base, over, cap, k, amount):
+    """Add `amount` of kind k to the per-kind-subset loads ``tally[base + s]``, keeping in
+    ``tally[over]`` how many subsets are loaded past their cap."""
+    for s in range(1, 16):
+        if (s >> k) & 1:
+            old = tally[base + s]
+            new = old + amount
+            tally[base + s] = new
+            if old <= cap[s] < new:
+                tally[over] += 1
+            elif new <= cap[s] < old:
+                tally[over] -= 1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _tally(tally, s, sign, node_kidx, node_cost, node_optional, node_value, node_subsidy,
+           node_weight, node_tags, visit_cap, pay_cap):
+    """Move stop s into (sign 1) or out of (sign -1) the walk's running tallies, so that a
+    route's value is known without looking at its stops when it may count all of them:
+
+    - ``tally[8:72]``: the visited stops per bonus tag;
+    - ``[72:75]``: revenue, subsidy and objective weight of the stops worth counting
+      (mandatory stops, and optional ones worth something);
+    - ``[75:91]`` and ``[91:107]``: their load on the pay rows and their visit cost on the
+      visit rows, per kind-subset (the Hall sums); ``[107]`` and ``[108]``: how many subsets
+      are over their cap. Both 0: every stop worth counting is counted and paid.
+    """
+    if not node_optional[s] or node_weight[s] > 0:
+        k = node_kidx[s]
+        tally[72] += sign * node_value[s]
+        tally[73] += sign * node_subsidy[s]
+        tally[74] += sign * node_weight[s]
+        _load(tally, 75, 107, pay_cap, k, sign)
+        _load(tally, 91, 108, visit_cap, k, sign * node_cost[s])
+    t = node_tags[s]
+    b = 0
+    while t:
+        if t & 1:
+            tally[8 + b] += sign
+        t >>= 1
+        b += 1
 
 
 @njit(cache=True, nogil=True)
-def route_bonus(stops, n, node_tags, bonus_cond_ptr, bonus_cond_tag, bonus_cond_min,
-                bonus_amount, bonus_group, bonus_per_count, n_groups):
-    """Sum of the bonuses the visited stops earn (exclusive groups pay their best member)."""
+def route_bonus(tag_cnt, bonus_cond_ptr, bonus_cond_tag, bonus_cond_min, bonus_amount,
+                bonus_group, bonus_per_count, n_groups, best):
+    """Sum of the bonuses a route earns whose visited stops hold `tag_cnt[b]` stops with tag b
+    (exclusive groups pay their best member). `best` (one per group, at least one) is the
+    caller's work array."""
     n_bonus = bonus_amount.shape[0]
     if n_bonus == 0:
         return 0
-    tag_cnt = np.zeros(64, np.int64)
-    for i in range(n):
-        t = node_tags[stops[i]]
-        for b in range(64):
-            if (t >> b) & 1:
-                tag_cnt[b] += 1
     total = 0
-    best = np.zeros(max(n_groups, 1), np.int64)
+    best[:] = 0
     for b in range(n_bonus):
         ok = True
         for c in range(bonus_cond_ptr[b], bonus_cond_ptr[b + 1]):
@@ -164,6 +222,19 @@ def _mark_chain_hexes(c, forward, cur_hex, chain_hex_ptr, chain_hexes, hex_mark,
     return last
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _holds(forbid, chain_res, c, vertex_res, u, n_nodes):
+    """Does `forbid` hold a resource of chain c, or of vertex u if u is a branch point?"""
+    for w in range(forbid.shape[0]):
+        if chain_res[c, w] & forbid[w]:
+            return True
+    if u >= n_nodes:
+        r = vertex_res[u]
+        if (forbid[r >> 6] >> np.uint64(r & 63)) & np.uint64(1):
+            return True
+    return False
+
+
 @njit(cache=True, nogil=True)
 def enumerate_anchor(
         anchor, n_nodes, n_hexes,
@@ -177,7 +248,7 @@ def enumerate_anchor(
         out_revenue, out_subsidy, out_bonus, out_bypass, out_crossings,
         out_node_ptr, out_nodes, out_paid, out_chain_ptr, out_chains, out_res,
         n_out, n_out_nodes, n_out_chains,
-        visited, hex_mark, cnt, frames, stops, paid, res, state, budget):
+        visited, hex_mark, cnt, frames, stops, paid, res, state, tally, budget, thr, forbid):
     """Append the routes whose lowest-ranked anchor is `anchor` to the out buffers.
 
     Resumable: the walk lives in the work arrays (`visited`, `hex_mark`, `cnt`, `frames`, ...)
@@ -185,6 +256,11 @@ def enumerate_anchor(
     ``(status, n_out, n_out_nodes, n_out_chains)``: OK when the anchor is done, FULL when an
     output buffer needs to grow, PAUSE after `budget` steps (so the caller can watch a deadline);
     after FULL or PAUSE call again with the same arrays to go on.
+
+    ``thr[0]``: only routes worth at least this to the objective are written (the others cost
+    a few additions each: the walk keeps running tallies, see `_tally`); with ``thr[1] = 1``
+    it rises to each route written, so the routes written include every best route. No route uses
+    a resource in the bitset `forbid` (another train's track).
     """
     words = out_res.shape[1]
     depth_cap = frames.shape[1]
@@ -215,6 +291,14 @@ def enumerate_anchor(
         if pay_cap[s] < (1 << 40):
             pay_unlimited = False
     kind_cnt = np.zeros(4, np.int64)
+    has_forbid = False
+    for w in range(words):
+        if forbid[w]:
+            has_forbid = True
+    sel_order = np.empty(depth_cap, np.int64)
+    sel_vis = np.zeros(16, np.int64)
+    sel_pay = np.zeros(16, np.int64)
+    group_best = np.zeros(max(n_bonus_groups, 1), np.int64)
 
     if state[0] == -2:
         return OK, n_out, n_out_nodes, n_out_chains
@@ -225,6 +309,9 @@ def enumerate_anchor(
         cnt[:] = 0
         visited[anchor] = True
         hex_mark[node_hex[anchor]] += 1
+        tally[:] = 0
+        _tally(tally, anchor, 1, node_kidx, node_cost, node_optional, node_value, node_subsidy,
+               node_weight, node_tags, visit_cap, pay_cap)
         n_optional = 0
         if node_optional[anchor]:
             n_optional += 1
@@ -303,6 +390,8 @@ def enumerate_anchor(
             if f_chain[d] != -1:  # (a phase-2 root owns nothing: frame 0 holds the anchor)
                 if f_stop[d] == 1:
                     n_stops -= 1
+                    _tally(tally, v, -1, node_kidx, node_cost, node_optional, node_value,
+                           node_subsidy, node_weight, node_tags, visit_cap, pay_cap)
                     if node_optional[v]:
                         n_optional -= 1
                     else:
@@ -325,6 +414,8 @@ def enumerate_anchor(
             u = chain_ends[c, 1 - end]
             if visited[u]:
                 continue
+            if has_forbid and _holds(forbid, chain_res, c, vertex_res, u, n_nodes):
+                continue  # track another train holds
             arrived = f_chain[d]
             is_root = arrived == -1
             # Each route is walked once: a route with the anchor in its middle leaves it by
@@ -379,6 +470,8 @@ def enumerate_anchor(
                 groups_used |= g
                 n_stops += 1
                 is_stop = 1
+                _tally(tally, u, 1, node_kidx, node_cost, node_optional, node_value,
+                       node_subsidy, node_weight, node_tags, visit_cap, pay_cap)
             visited[u] = True
             new_hex = -1
             if track_hexes:
@@ -409,6 +502,17 @@ def enumerate_anchor(
             continue
 
         # ---- emit the route held in frames split-1..0 (arm 1, reversed) and split+1..d ----
+        # Most routes can count every stop worth counting: then the tallies give the value with
+        # no choosing. That is when the optional stops worth something fit the visit rows
+        # beside the mandatory ones, and all of these fit the pay rows.
+        all_fit = tally[107] == 0 and tally[108] == 0
+        bon = 0
+        if n_bonus > 0:
+            bon = route_bonus(tally[8:72], bonus_cond_ptr, bonus_cond_tag, bonus_cond_min,
+                              bonus_amount, bonus_group, bonus_per_count, n_bonus_groups,
+                              group_best)
+        if tally[74] + bon < thr[0]:
+            continue  # (choosing cannot pay more than counting every stop worth counting)
         m = 0
         for i in range(split - 1, -1, -1):
             if f_stop[i] == 1:
@@ -418,31 +522,28 @@ def enumerate_anchor(
             if f_stop[i] == 1:
                 stops[m] = f_vertex[i]
                 m += 1
-        all_pay = n_optional == 0
-        if all_pay and not pay_unlimited:
-            # every stop is mandatory: are there pay slots for all of them?
-            for k in range(4):
-                kind_cnt[k] = 0
+        if all_fit:
             for i in range(m):
-                kind_cnt[node_kidx[stops[i]]] += 1
-            all_pay = hall_ok(kind_cnt, pay_cap)
-        if all_pay:
-            for i in range(m):
-                paid[i] = True
+                si = stops[i]
+                paid[i] = not node_optional[si] or node_weight[si] > 0
+            rev = tally[72]
+            sub = tally[73]
+            worth = tally[74]
         else:
             select_paid(stops, m, node_kidx, node_cost, node_optional, node_weight, node_value,
-                        cnt, visit_cap, pay_cap, paid)
-        rev = 0
-        sub = 0
-        for i in range(m):
-            if paid[i]:
-                rev += node_value[stops[i]]
-                sub += node_subsidy[stops[i]]
-        bon = 0
-        if n_bonus > 0:
-            bon = route_bonus(stops, m, node_tags, bonus_cond_ptr, bonus_cond_tag,
-                              bonus_cond_min, bonus_amount, bonus_group, bonus_per_count,
-                              n_bonus_groups)
+                        cnt, visit_cap, pay_cap, paid, sel_order, sel_vis, sel_pay)
+            rev = 0
+            sub = 0
+            worth = 0
+            for i in range(m):
+                if paid[i]:
+                    rev += node_value[stops[i]]
+                    sub += node_subsidy[stops[i]]
+                    worth += node_weight[stops[i]]
+        if worth + bon < thr[0]:
+            continue
+        if thr[1]:
+            thr[0] = worth + bon
         for w in range(words):
             res[w] = 0
         nc = 0
@@ -481,3 +582,15 @@ def enumerate_anchor(
         n_out += 1
     state[0] = -2
     return OK, n_out, n_out_nodes, n_out_chains
+
+
+@njit(cache=True, nogil=True)
+def stop_bitsets(src, node_ptr, nodes, words):
+    """Per route (sorted order, `src` into the ragged stop arrays) the bitset of its stops."""
+    out = np.zeros((src.shape[0], words), np.uint64)
+    for i in range(src.shape[0]):
+        k = src[i]
+        for j in range(node_ptr[k], node_ptr[k + 1]):
+            n = nodes[j]
+            out[i, n >> 6] |= np.uint64(1) << np.uint64(n & 63)
+    return out

@@ -59,17 +59,12 @@ class Candidates:
         k = self.src[i]
         return self.chains[self.chain_ptr[k]:self.chain_ptr[k + 1]]
 
-    def stop_bits(self, n_nodes: int) -> np.ndarray:
-        """Per route (sorted order), a bitset of the stops it visits."""
+    def stop_bits(self, n_nodes: int, count: int | None = None) -> np.ndarray:
+        """Per route (sorted order; the first `count` only, if given), a bitset of the stops
+        it visits."""
         words = max(1, (n_nodes + 63) // 64)
-        bits = np.zeros((len(self), words), np.uint64)
-        lengths = (self.node_ptr[1:] - self.node_ptr[:-1])[self.src]
-        rows = np.repeat(np.arange(len(self)), lengths)
-        starts = self.node_ptr[self.src]
-        offsets = np.arange(int(lengths.sum())) - np.repeat(np.cumsum(lengths) - lengths, lengths)
-        nodes = self.nodes[np.repeat(starts, lengths) + offsets]
-        np.bitwise_or.at(bits, (rows, nodes >> 6), np.uint64(1) << (nodes & 63).astype(np.uint64))
-        return bits
+        src = self.src if count is None else self.src[:count]
+        return K.stop_bitsets(src, self.node_ptr, self.nodes, words)
 
     def ends(self) -> np.ndarray:
         """Per route (sorted order), its first and last stop."""
@@ -89,12 +84,22 @@ MAX_ROUTES = 10_000_000  # per train: past this the answer is the best found, no
 STEPS = 1 << 16  # walk steps between deadline checks
 
 
+NO_THRESHOLD = -(1 << 62)
+
+
 def enumerate_routes(graph: TrackGraph, td: TrainData, *, deadline: float | None = None,
-                     objective: str = "income", max_routes: int = MAX_ROUTES) -> Candidates:
+                     objective: str = "income", max_routes: int = MAX_ROUTES,
+                     min_value: int | None = None, best_only: bool = False,
+                     forbid: np.ndarray | None = None) -> Candidates:
     """Every legal route of the train `td` on `graph`, best first.
 
     With a `deadline` (a ``time.perf_counter()`` value) the walk stops soon after it passes;
     past `max_routes` routes it stops too. Either way the result says ``complete=False``.
+
+    Narrower walks, for the solver: `min_value` keeps only the routes worth at least that to
+    the objective the train's weights were lowered for; `best_only` keeps only routes at least
+    as good as every one before them (so the result holds every best route); `forbid` is a
+    resource bitset (track another train holds) no route may use.
     """
     words = graph.chain_res.shape[1]
     depth_cap = 2 * graph.n_vertices + 4
@@ -103,8 +108,14 @@ def enumerate_routes(graph: TrackGraph, td: TrainData, *, deadline: float | None
     work = [np.zeros(graph.n_vertices, np.bool_), np.zeros(len(graph.hex_ids), np.int32),
             np.zeros(4, np.int64), np.zeros((10, depth_cap), np.int64),
             np.zeros(depth_cap, np.int64), np.zeros(depth_cap, np.bool_),
-            np.zeros(words, np.uint64), np.zeros(8, np.int64)]
-    state = work[-1]
+            np.zeros(words, np.uint64), np.zeros(8, np.int64), np.zeros(K.TALLY, np.int64)]
+    state = work[-2]
+    if min_value is not None or best_only:
+        caps[0] = 1 << 10
+        bufs = _alloc(caps, words)
+    thr = np.array([NO_THRESHOLD if min_value is None else min_value, best_only], np.int64)
+    forbid = np.zeros(words, np.uint64) if forbid is None else \
+        np.ascontiguousarray(forbid[:words], np.uint64)
     n_nodes_graph, n_hexes = graph.n_nodes, len(graph.hex_ids)
     n_out = n_nodes = n_chains = 0
     complete = True
@@ -123,7 +134,7 @@ def enumerate_routes(graph: TrackGraph, td: TrainData, *, deadline: float | None
                 td.min_stops, td.hex_noreenter, td.max_bypass,
                 td.bonus_cond_ptr, td.bonus_cond_tag, td.bonus_cond_min, td.bonus_amount,
                 td.bonus_group, td.bonus_per_count, td.n_bonus_groups,
-                *bufs, n_out, n_nodes, n_chains, *work, STEPS)
+                *bufs, n_out, n_nodes, n_chains, *work, STEPS, thr, forbid)
             if status == K.OK:
                 break
             if status == K.FULL:
