@@ -97,7 +97,7 @@ def test_narrowed_walks(doc, objective, cut, data):
         assert sorted(_keys(some, objective)) == sorted(k for k, v in zip(_keys(full, objective), value)
                                                         if v >= least)
         best = enumerate_routes(graph, td, objective=objective, best_only=True)
-        top = set(k for k, v in zip(_keys(full, objective), value) if v == value[0])
+        top = {k for k, v in zip(_keys(full, objective), value) if v == value[0]}
         assert top <= set(_keys(best, objective)) and best.value(objective)[0] == value[0]
         other = full.res[data.draw(st.integers(0, len(full) - 1))]
         clear = enumerate_routes(graph, td, objective=objective, forbid=other)

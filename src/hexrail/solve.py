@@ -202,7 +202,6 @@ def choose(prep: Prepared, *, deadline: float | None = None) -> Selection:
     branch and bound (the last two checked on complete choices); stops that pay once across
     routes and larger bypass budgets need the CP-SAT model.
     """
-    rules = prep.rules
     if prep.coupled:
         if prep.span_names:
             raise HexrailError("span bonuses (paid once per round) are not supported together "

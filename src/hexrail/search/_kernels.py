@@ -285,12 +285,6 @@ def enumerate_anchor(
             track_hexes = True
             break
     n_bonus = bonus_amount.shape[0]
-    # Trains that pay every stop they visit need no choosing (when no stop is optional).
-    pay_unlimited = True
-    for s in range(1, 16):
-        if pay_cap[s] < (1 << 40):
-            pay_unlimited = False
-    kind_cnt = np.zeros(4, np.int64)
     has_forbid = False
     for w in range(words):
         if forbid[w]:
