@@ -14,15 +14,19 @@ import random
 from typing import ClassVar
 
 import pytest
-from conftest import line_hexes
+from conftest import corpus_params, line_hexes
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
 from hexrail import solve
+from hexrail.combine import payonce
+from hexrail.combine.payonce import combine_payonce, payonce_applies
+from hexrail.io.g18xx import position_from_18xx
 from hexrail.plan import RouteSet
 from hexrail.rules import register
 from hexrail.rules.g1862 import Game1862
 from hexrail.search.reference import reference_solve
+from hexrail.solve import prepare
 from hexrail.validate import build_sets, check_plan, set_ends
 
 CITY = "city=revenue:{}"
@@ -353,3 +357,82 @@ def test_the_solver_reaches_the_oracles_optimum(seed, warm_solver):
         report = check_plan(doc, plan, objective=objective)
         assert report.legal, f"{report.table()}\n{json.dumps(doc)}"
         assert (report.revenue, report.subsidy) == (plan.revenue, plan.subsidy), json.dumps(doc)
+
+
+# -- the pay-once search: its numba kernel against the Python search ---------------------------------
+
+
+def twin_board(seed: int) -> dict:
+    """`random_board` with up to four trains, often several freight trains (whose routes may
+    meet three at a stop or close a loop) and identical ones."""
+    doc = random_board(seed)
+    rng = random.Random(seed ^ 0x5EED)
+    trains = rng.sample(["2E", "2/3E", "2L", "2/3L", "2F", "3F", "6F", "7F", "3L"], rng.randint(1, 3))
+    if rng.random() < 0.5:
+        trains += rng.sample(["2F", "3F", "6F"], rng.randint(1, 2))
+    if rng.random() < 0.4:
+        trains.append(trains[0])
+    return {**doc, "trains": trains[:4]}
+
+
+def both_searches(doc: dict, objective: str):
+    """The pay-once combiner's choice with its kernel and with the Python search, or None when
+    the position takes another combiner."""
+    prep = prepare(doc, objective=objective)
+    if not prep.coupled or not payonce_applies(prep):
+        return None
+    return combine_payonce(prep), combine_payonce(prep, kernel=False)
+
+
+@settings(max_examples=150, derandomize=True, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 2**32 - 1))
+def test_the_search_kernel_searches_as_the_python_search_does(seed, warm_solver):
+    # Same plan, same value, same number of search nodes: the kernel is a port, not a variant.
+    doc = twin_board(seed)
+    note(json.dumps(doc))
+    for objective in ("income", "revenue"):
+        pair = both_searches(doc, objective)
+        if pair is not None:
+            assert pair[0] == pair[1], json.dumps(doc)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("data", corpus_params("1862"))
+def test_the_search_kernel_matches_the_python_search_on_the_corpus(data, warm_solver):
+    for objective in ("income", "revenue"):
+        pair = both_searches(position_from_18xx(data), objective)
+        if pair is not None:
+            assert pair[0] == pair[1]
+
+
+def test_the_search_kernel_goes_on_where_it_paused(monkeypatch, warm_solver):
+    # A deadline is watched between slices of the search; slicing changes nothing.
+    doc = position(FIVE, ["3F", "3F", "2/3L"], tokens={"A1": ["X"], "A5": ["X"]})
+    prep = prepare(doc)
+    whole = combine_payonce(prep)
+    monkeypatch.setattr(payonce, "_PAUSE_EVERY", 3)
+    assert combine_payonce(prep) == whole
+    assert whole.optimal and whole.value > 0
+
+
+def test_a_search_past_its_deadline_returns_an_honest_bound(monkeypatch, warm_solver):
+    doc = position(FIVE, ["3F", "3F", "2/3L"], tokens={"A1": ["X"], "A5": ["X"]})
+    prep = prepare(doc)
+    best = combine_payonce(prep)
+    monkeypatch.setattr(payonce, "_PAUSE_EVERY", 1)  # look at the deadline after every node
+    cut = combine_payonce(prep, deadline=0.0)
+    assert not cut.optimal
+    assert cut.value <= best.value <= cut.upper_bound
+
+
+def test_stops_of_one_area_worth_different_amounts_take_the_python_search():
+    # Which train is paid for London decides what it is worth: only the Python search tries
+    # every payer, so the kernel steps aside.
+    cells = [LONDON.format(100), CITY.format(30), LONDON.format(60)]
+    doc = position(cells, ["2E", "2/3E"], tokens={"A3": ["X"]}, colors={"A1": "red", "A5": "red"},
+                   home="A3")
+    prep = prepare(doc)
+    assert payonce_applies(prep)
+    assert payonce._Search(prep, None).board is None
+    assert combine_payonce(prep) == combine_payonce(prep, kernel=False)

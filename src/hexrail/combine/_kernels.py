@@ -275,21 +275,60 @@ def follower_gains(pay_ptr, pay_loc, pay_w, alone, extra, covered, hex_ptr, hex_
     counted = covered.copy()
     seen = hexes.copy()
     for k in range(n):
-        for t in range(pay_ptr[k], pay_ptr[k + 1]):
-            counted[pay_loc[t]] = max(counted[pay_loc[t]], pay_w[t])
-        for t in range(hex_ptr[k], hex_ptr[k + 1]):
-            seen[hex_idx[t]] = True
-        best = 0
-        for j in range(k, n):
-            gain = _gain(pay_ptr, pay_loc, pay_w, alone, extra, counted, j)
-            if hex_weight:
-                for t in range(hex_ptr[j], hex_ptr[j + 1]):
-                    if not seen[hex_idx[t]]:
-                        gain += hex_weight
-            best = max(best, gain)
-        out[k] = best
-        for t in range(pay_ptr[k], pay_ptr[k + 1]):
-            counted[pay_loc[t]] = covered[pay_loc[t]]
-        for t in range(hex_ptr[k], hex_ptr[k + 1]):
-            seen[hex_idx[t]] = hexes[hex_idx[t]]
+        out[k] = follower_gain(pay_ptr, pay_loc, pay_w, alone, extra, covered, hex_ptr, hex_idx,
+                               hexes, hex_weight, k, n, counted, seen)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def follower_gain(pay_ptr, pay_loc, pay_w, alone, extra, covered, hex_ptr, hex_idx, hexes,
+                  hex_weight, k, stop, counted, seen):
+    """`follower_gains` of route k, the follower's routes being k to `stop` - 1. `counted` and
+    `seen` are scratch copies of `covered` and `hexes`, as they were again on return."""
+    for t in range(pay_ptr[k], pay_ptr[k + 1]):
+        counted[pay_loc[t]] = max(counted[pay_loc[t]], pay_w[t])
+    for t in range(hex_ptr[k], hex_ptr[k + 1]):
+        seen[hex_idx[t]] = True
+    best = 0
+    for j in range(k, stop):
+        gain = _gain(pay_ptr, pay_loc, pay_w, alone, extra, counted, j)
+        if hex_weight:
+            for t in range(hex_ptr[j], hex_ptr[j + 1]):
+                if not seen[hex_idx[t]]:
+                    gain += hex_weight
+        best = max(best, gain)
+    for t in range(pay_ptr[k], pay_ptr[k + 1]):
+        counted[pay_loc[t]] = covered[pay_loc[t]]
+    for t in range(hex_ptr[k], hex_ptr[k + 1]):
+        seen[hex_idx[t]] = hexes[hex_idx[t]]
+    return best
+
+
+@njit(cache=True, nogil=True)
+def route_end_hexes(src, chain_ptr, chains, chain_hex_ptr, chain_hexes):
+    """Per route (`src` into the ragged chain arrays): the hex its track comes from at its first
+    stop and at its last — the second and the second-to-last of the hexes it passes (runs
+    collapsed), or its only hex."""
+    n = src.shape[0]
+    out = np.empty((n, 2), np.int64)
+    for i in range(n):
+        k = src[i]
+        count = 0
+        first = second = last = before = -1
+        for c in chains[chain_ptr[k]:chain_ptr[k + 1]]:
+            cc = c if c >= 0 else ~c
+            lo, hi = chain_hex_ptr[cc], chain_hex_ptr[cc + 1]
+            for j in range(hi - lo):
+                h = chain_hexes[lo + j] if c >= 0 else chain_hexes[hi - 1 - j]
+                if count and h == last:
+                    continue
+                if count == 0:
+                    first = h
+                elif count == 1:
+                    second = h
+                before = last
+                last = h
+                count += 1
+        out[i, 0] = second if count > 1 else first
+        out[i, 1] = before if count > 1 else last
     return out

@@ -31,6 +31,13 @@ temporary-train rules checked, home and meeting checked on the visited stops, an
 stops chosen greedily by value over the union of the trains' pay matroids (a stop goes to any
 train that can still take it, moving others along an exchange path), which is exact for
 matroids.
+
+**Where it runs.** The search runs in a numba kernel (`_payonce_kernels.search`) over flat
+arrays of every train's candidates (`_Search._board`), node for node as `_Search._dfs` runs it
+in Python; `_dfs` stays as its slow twin, which tests compare it with. Where the ways sets form
+are tried, arrangements that price alike are tried once. The kernel leaves one case to `_dfs`:
+a location worth more to one train than to another (stops of one offboard area with different
+values), where the paid stops depend on which train is paid for it.
 """
 
 from __future__ import annotations
@@ -38,12 +45,13 @@ from __future__ import annotations
 import time
 from collections import deque
 from dataclasses import dataclass
-from itertools import combinations, permutations, product
+from itertools import chain, combinations, permutations, product
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from hexrail.combine import _kernels as K
+from hexrail.combine import _payonce_kernels as KP
 from hexrail.combine.bnb import Selection
 from hexrail.combine.cpsat import _routes, home_nodes, locations
 from hexrail.combine.sets import build_sets, set_ends, sets_legal
@@ -52,6 +60,7 @@ from hexrail.graph.trains import NO_LIMIT
 from hexrail.rules.base import SET_TEMPORARY
 
 _OFFBOARD = KIND_CODES["offboard"]
+_PAUSE_EVERY = 256  # kernel nodes between looks at the deadline (as `_dfs` looks)
 
 if TYPE_CHECKING:
     from hexrail.solve import Prepared
@@ -70,6 +79,8 @@ class _Train:
     payable: list[dict[int, int]]  # location -> the stop paying it
     ends: list[tuple[int, int]]
     keys: list[tuple[int, int]]  # end keys (stop, entry hex) for set bonuses
+    bonus: np.ndarray  # (n,) the route's own bonus, scaled
+    own: np.ndarray | None  # (n,) set trains: the bonus of a set of the route alone, unscaled
     by_end: dict | None = None  # set trains: stop -> candidates ending there (built lazily)
     ends_arr: np.ndarray = None  # `ends` as an (n, 2) array
     # sparse rows of `pay` and `hexes` for the kernels
@@ -108,16 +119,22 @@ def payonce_applies(prep: Prepared) -> bool:
     return True
 
 
-def combine_payonce(prep: Prepared, *, deadline: float | None = None) -> Selection:
-    """Exact best choice under stops paying once, hex subsidies and sets (module docstring)."""
-    return _Search(prep, deadline).run()
+def combine_payonce(prep: Prepared, *, deadline: float | None = None,
+                    kernel: bool = True) -> Selection:
+    """Exact best choice under stops paying once, hex subsidies and sets (module docstring).
+
+    `kernel`: search with the numba kernel where it applies; False: the Python search (its
+    slow twin, which tests compare it with)."""
+    return _Search(prep, deadline, kernel=kernel).run()
 
 
 class _Search:
     def __init__(self, prep: Prepared, deadline: float | None, only: list[int] | None = None,
-                 checks: bool = True, trains: list[_Train] | None = None):
+                 checks: bool = True, trains: list[_Train] | None = None, kernel: bool = True,
+                 board: KP.Board | None = None):
         """`only`: the trains that may run (the others stay idle); `checks`: enforce the home
-        route and meeting routes (off for a bound)."""
+        route and meeting routes (off for a bound); `kernel`: search with the numba kernel if
+        it applies (`board`: its candidate arrays, when made already)."""
         self.prep, self.deadline, self.checks = prep, deadline, checks
         self.n_trains = len(prep.trains)
         income = prep.objective == "income"
@@ -127,14 +144,20 @@ class _Search:
         self.n_loc = max(self.loc, default=-1) + 1
         graph = prep.graphs[next(iter(prep.graphs))]
         self.graph = graph
+        self.node_kind, self.node_hex = graph.node_kind.tolist(), graph.node_hex.tolist()
         self.hex_amount = max(prep.hex_subsidy, default=0)
         self.hex_weight = self.hex_amount * self.scale if income else 0
         self.bonus_cache: dict = {}
-        self.trains = trains or [self._train(t) for t in range(self.n_trains)]
+        self.end_cache: dict = {}
+        self.sets_cache: dict = {}
+        self.arrangement_cache: dict = {}
+        self.trains = trains or self._all_trains()
         # per train, its binding pay limits: (stop kinds, how many of them it may be paid for)
         self.caps = [self._caps(t) for t in range(self.n_trains)]
         runs = set(range(self.n_trains) if only is None else only)
         self.set_trains = [t for t in range(self.n_trains) if prep.set_role[t] and t in runs]
+        self.bonus_keys: dict[tuple[int, int], int] = {}
+        self.bonus_table = np.zeros((0, 0), np.int64)
         self.slack = self._join_slack() if len(self.set_trains) > 1 else 0
         self.home = None
         if prep.rules.home_route and checks:
@@ -152,6 +175,11 @@ class _Search:
         self.best_choice: tuple[int, ...] = tuple([-1] * self.n_trains)
         self.nodes = 0
         self.timed_out = False
+        self.board = board  # the kernel's arrays; None: the Python search (`_dfs`)
+        if kernel and board is None and self.n_trains:
+            self.board = self._board()
+            if _contested(self.board):
+                self.board = None  # only the Python search tries every payer
         # What the trains after a level (set trains aside) can earn at most, together: a cap on
         # their gains, which overlap each other (found by this search on those trains alone,
         # without legality checks).
@@ -160,7 +188,7 @@ class _Search:
             n_set = len(self.set_trains)
             for start in range(n_set if n_set else 1, len(self.order) - 1):
                 sub = _Search(prep, deadline, only=self.order[start:], checks=False,
-                              trains=self.trains)
+                              trains=self.trains, kernel=kernel, board=self.board)
                 sub.run()
                 self.nodes += sub.nodes
                 if not sub.timed_out:
@@ -173,6 +201,25 @@ class _Search:
             return (int(td.node_value[s]) + int(td.node_subsidy[s])) * self.scale + int(td.node_value[s])
         return int(td.node_value[s])
 
+    def _all_trains(self) -> list[_Train]:
+        """Every train's candidates as the search sees them; identical trains share theirs."""
+        made: dict[tuple[int, int, int], _Train] = {}
+        out = []
+        for t in range(self.n_trains):
+            key = (self.prep.groups[t], self.prep.set_role[t], self.prep.hex_subsidy[t])
+            if key not in made:
+                made[key] = self._train(t)
+            out.append(made[key])
+        return out
+
+    def _node_weights(self, t: int) -> np.ndarray:
+        """`_weight` of every node for train t."""
+        td = self.prep.trains[t]
+        value = td.node_value.astype(np.int64)
+        if self.prep.objective == "income":
+            return (value + td.node_subsidy.astype(np.int64)) * self.scale + value
+        return value
+
     def _train(self, t: int) -> _Train:
         prep = self.prep
         rules = prep.rules
@@ -183,23 +230,29 @@ class _Search:
         pay = np.zeros((n, self.n_loc), np.int64)
         payable: list[dict[int, int]] = []
         set_train = bool(prep.set_role[t])
-        for k in range(n):
-            mine: dict[int, int] = {}
-            for s in (r.ends[k].tolist() if set_train else r.stops[k]):
-                w = self._weight(t, s)
-                # a kind the train's rows pay none of (an express train's towns) is not payable
-                if w > 0 and (set_train or td.pay_cap[1 << int(td.node_kidx[s])] > 0):
-                    mine[self.loc[s]] = s
-                    pay[k, self.loc[s]] = w
+        weight = self._node_weights(t)
+        # a kind the train's rows pay none of (an express train's towns) is not payable
+        kind_bit = np.left_shift(1, np.maximum(td.node_kidx, 0).astype(np.int64))
+        paid_kind = (td.pay_cap[kind_bit] > 0) & (td.node_kidx >= 0)
+        pays = ((weight > 0) & (paid_kind | set_train)).tolist()
+        loc = self.loc
+        rows, cols, paid = [], [], []
+        for k, route in enumerate(r.ends.tolist() if set_train else r.stops):
+            mine = {loc[s]: s for s in route if pays[s]}  # a later stop of a location wins
             payable.append(mine)
+            rows += [k] * len(mine)
+            cols += mine.keys()
+            paid += mine.values()
+        pay[rows, cols] = weight[paid]
         cands = prep.candidates[t]
         bonus = cands.bonus[r.keep].astype(np.int64) * (self.scale + (1 if self.scale > 1 else 0))
         keys: list[tuple[int, int]] = []
         ends = [tuple(e) for e in r.ends.tolist()]
+        own = None
         if set_train:
             entry = _entry_hexes(prep, t, r.keep)
-            for k, (a, b) in enumerate(ends):
-                keys.append((self._key(a, entry[k][0]), self._key(b, entry[k][1])))
+            for (a, b), (via_a, via_b) in zip(ends, entry):
+                keys.append((self._key(a, via_a), self._key(b, via_b)))
             own = np.array([self._set_bonus(ka, kb) for ka, kb in keys], np.int64)
             alone = pay.sum(axis=1)
             extra = bonus + own * (self.scale + (1 if self.scale > 1 else 0))
@@ -219,7 +272,8 @@ class _Search:
         return _Train(r.keep[o], pay[o], alone[o].astype(np.int64), extra[o].astype(np.int64),
                       None if hexes is None else hexes[o], [r.stops[k] for k in pick],
                       [payable[k] for k in pick], [ends[k] for k in pick],
-                      [keys[k] for k in pick] if keys else keys)
+                      [keys[k] for k in pick] if keys else keys, bonus[o],
+                      None if own is None else own[o])
 
     def _caps(self, t: int) -> list[tuple[list[int], int]]:
         """Train t's pay limits that can bind: (stop kinds, how many of them it may be paid
@@ -244,21 +298,24 @@ class _Search:
 
     def _key(self, stop: int, entry: int) -> tuple[int, int]:
         """An end as the set bonus sees it: an offboard by the hex its track comes from."""
-        if int(self.graph.node_kind[stop]) == _OFFBOARD:
+        if self.node_kind[stop] == _OFFBOARD:
             return stop, entry
-        return stop, int(self.graph.node_hex[stop])
+        return stop, self.node_hex[stop]
 
     def _set_bonus(self, a: tuple[int, int], b: tuple[int, int]) -> int:
         if (a, b) not in self.bonus_cache:
-            pos = self.prep.position
-
-            def end(key):
-                ref = self.graph.node_ref[key[0]]
-                hex_id, index = ref.rsplit("-", 1)
-                return pos.hex(hex_id), pos.hex(hex_id).node(int(index)), pos.hex(self.graph.hex_ids[key[1]])
-
-            self.bonus_cache[a, b] = self.prep.profile.set_bonus(pos, end(a), end(b))
+            self.bonus_cache[a, b] = self.prep.profile.set_bonus(self.prep.position, self._end(a),
+                                                                 self._end(b))
         return self.bonus_cache[a, b]
+
+    def _end(self, key: tuple[int, int]):
+        """An end key as `Profile.set_bonus` takes it: (hex, node, the hex its track enters from)."""
+        if key not in self.end_cache:
+            pos = self.prep.position
+            hex_id, index = self.graph.node_ref[key[0]].rsplit("-", 1)
+            self.end_cache[key] = (pos.hex(hex_id), pos.hex(hex_id).node(int(index)),
+                                   pos.hex(self.graph.hex_ids[key[1]]))
+        return self.end_cache[key]
 
     def _join_slack(self) -> int:
         """The most joining two sets at a stop can add to their bonuses (0 when bonuses obey
@@ -267,6 +324,8 @@ class _Search:
         if not keys:
             return 0
         table = np.array([[self._set_bonus(a, b) for b in keys] for a in keys], np.int64)
+        # the kernel prices sets from this table
+        self.bonus_keys, self.bonus_table = {k: i for i, k in enumerate(keys)}, table
         # gain[p, v, q] = B[p, q] - B[p, v] - B[v, q]
         gain = table[:, None, :] - table[:, :, None] - table[None, :, :]
         slack = int(max(0, gain.max(initial=0)))
@@ -290,8 +349,147 @@ class _Search:
         covered = np.zeros(self.n_loc, np.int64)  # per location, the value counted so far
         hexes = np.zeros(len(self.graph.hex_ids), np.bool_)
         self.root_bound = self._bound(0, covered, hexes, 0)
-        self._dfs(0, covered, hexes, 0, [-1] * self.n_trains)
+        if self.board is not None:
+            self._run_kernel()
+        else:
+            self._dfs(0, covered, hexes, 0, [-1] * self.n_trains)
         return self._selection()
+
+    # -- the kernel -----------------------------------------------------------------------
+    def _board(self) -> KP.Board:
+        """Every train's candidates as flat arrays for the kernel; identical trains share a
+        candidate table."""
+        tables: list[int] = []  # per table, its first train
+        train_table = []
+        for t in range(self.n_trains):
+            same = [i for i, u in enumerate(tables) if self.trains[u] is self.trains[t]]
+            if not same:
+                tables.append(t)
+            train_table.append(same[0] if same else len(tables) - 1)
+        parts = [self._table(t) for t in tables]
+        table = np.zeros((len(tables), KP.TABLE_COLS), np.int64)
+        caps: list[tuple[int, int]] = []
+        first = entries = 0
+        for i, (t, part) in enumerate(zip(tables, parts)):
+            n = len(part["alone"])
+            table[i, KP.T_FIRST:KP.T_STOP + 1] = first, first + n
+            table[i, KP.T_SET] = bool(self.prep.set_role[t])
+            table[i, KP.T_TEMPORARY] = self.prep.set_role[t] == SET_TEMPORARY
+            table[i, KP.T_HEX_WEIGHT] = self.hex_weight if self.trains[t].hexes is not None else 0
+            table[i, KP.T_CAPS] = len(caps)
+            caps += [(sum(1 << k for k in kinds), most) for kinds, most in self.caps[t]]
+            table[i, KP.T_CAPS_STOP] = len(caps)
+            part["cand"][:, KP.C_TABLE] = i
+            part["cand"][:, [KP.C_ENT, KP.C_ENT_STOP]] += entries
+            first, entries = first + n, entries + len(part["ent"])
+
+        def joined(name, dtype=np.int64):
+            return np.ascontiguousarray(np.concatenate([p[name] for p in parts]), dtype)
+
+        def ragged(name):
+            """Concatenated pointers of ragged rows: each table's shifted past the ones before."""
+            ptr, shift = [np.zeros(1, np.int64)], 0
+            for p in parts:
+                ptr.append(p[name][1:] + shift)
+                shift += int(p[name][-1])
+            return np.concatenate(ptr).astype(np.int64)
+
+        return KP.Board(
+            train_table=np.asarray(train_table, np.int64), table=table,
+            pay_ptr=ragged("pay_ptr"), pay_loc=joined("pay_loc"), pay_w=joined("pay_w"),
+            alone=joined("alone"), extra=joined("extra"),
+            hex_ptr=ragged("hex_ptr"), hex_idx=joined("hex_idx"),
+            cand=joined("cand"), ent=joined("ent"), caps=np.array(caps, np.int64).reshape(-1, 2),
+            stop_bits=joined("stop_bits", np.uint64),
+            bonus_table=np.ascontiguousarray(self.bonus_table, np.int64),
+            rev_scale=self.rev_scale, hex_weight=self.hex_weight, n_loc=self.n_loc,
+            n_hex=len(self.graph.hex_ids))
+
+    def _table(self, t: int) -> dict[str, np.ndarray]:
+        """Train t's candidates as the kernel's `Board` holds them (the table and entry
+        columns of ``cand`` still to be set)."""
+        tr, td = self.trains[t], self.prep.trains[t]
+        n = len(tr.keep)
+        cand = np.zeros((n, KP.CAND_COLS), np.int64)
+        cand[:, KP.C_BONUS] = tr.bonus
+        # what a candidate can add at most (`K.route_gains` over nothing covered), and the
+        # most of any from it on
+        most = tr.alone + tr.extra
+        if tr.hexes is not None:
+            most = most + np.diff(tr.hex_ptr) * self.hex_weight
+        cand[:, KP.C_MOST_FROM] = np.maximum.accumulate(most[::-1])[::-1] if n else most
+        cand[:, KP.C_END:KP.C_END + 2] = tr.ends_arr
+        cand[:, KP.C_KEY:KP.C_KEY + 2] = -1
+        if self.prep.set_role[t] and n:
+            if self.bonus_keys:
+                cand[:, KP.C_KEY:KP.C_KEY + 2] = [[self.bonus_keys[a], self.bonus_keys[b]]
+                                                  for a, b in tr.keys]
+            # a set of the route alone (`_formed`): a route ending where it starts is a loop
+            cand[:, KP.C_SINGLE_BONUS] = [
+                own if a != b else self._set_bonus(ka, ka)
+                for own, (a, b), (ka, _) in zip(tr.own.tolist(), tr.ends, tr.keys)]
+        bits = _stop_bits(tr.stops, self.graph.n_nodes)
+        if self.home is not None:
+            home = _stop_bits([list(self.home[t])], self.graph.n_nodes)
+            cand[:, KP.C_HOME] = (bits & home).any(axis=1)
+        # the payable locations in the order `_assign` meets them
+        ent_ptr, ent_loc, ent_stop = [0], [], []
+        for mine in tr.payable:
+            ent_loc += mine.keys()
+            ent_stop += mine.values()
+            ent_ptr.append(len(ent_loc))
+        cand[:, KP.C_ENT], cand[:, KP.C_ENT_STOP] = ent_ptr[:-1], ent_ptr[1:]
+        stop = np.asarray(ent_stop, np.int64)
+        # `_fits` counts a stop of kind index -1 at index 3, as Python lists do
+        ent = np.stack([np.asarray(ent_loc, np.int64), stop, self._node_weights(t)[stop],
+                        td.node_kidx[stop].astype(np.int64) % 4], axis=1)
+        return {"alone": tr.alone, "extra": tr.extra, "pay_ptr": tr.pay_ptr, "pay_loc": tr.pay_loc,
+                "pay_w": tr.pay_w, "hex_ptr": tr.hex_ptr, "hex_idx": tr.hex_idx, "cand": cand,
+                "ent": ent, "stop_bits": bits}
+
+    def _levels(self) -> KP.Levels:
+        """This search's levels and settings for the kernel."""
+        order, table = self.order, self.board.train_table
+        level = np.zeros((len(order), 3), np.int64)
+        for d, t in enumerate(order):
+            level[d, KP.L_TRAIN], level[d, KP.L_FOLLOWERS] = t, self._followers[d]
+            level[d, KP.L_TWIN] = d > 0 and table[t] == table[order[d - 1]]
+        caps_from = np.full(len(order) + 1, -1, np.int64)  # found plans are worth 0 or more
+        for start, cap in self.caps_from.items():
+            caps_from[start] = cap
+        perm_ptr, perms, flip_ptr, flips = [0], [], [0], []
+        for m in range(len(self.set_trains) + 1):
+            # `_arrangements_of`: every order of up to four routes, else the trains' own
+            rows = list(permutations(range(m))) if m <= 4 else [tuple(range(m))]
+            perms += [p for row in rows for p in row]
+            perm_ptr.append(len(perms))
+            flips += [sum(1 << p for p in f) for r in range(m + 1) for f in combinations(range(m), r)]
+            flip_ptr.append(len(flips))
+        return KP.Levels(
+            level=level, caps_from=caps_from, set_trains=np.asarray(self.set_trains, np.int64),
+            perm_ptr=np.asarray(perm_ptr, np.int64), perms=np.asarray(perms, np.int64),
+            flip_ptr=np.asarray(flip_ptr, np.int64), flips=np.asarray(flips, np.int64),
+            slack=int(self.slack), check_home=self.home is not None,
+            check_meet=bool(self.prep.rules.intersect and self.checks))
+
+    def _run_kernel(self) -> None:
+        """`_dfs` from the root, in the kernel, in slices between which the deadline is
+        watched."""
+        board, levels = self.board, self._levels()
+        n_set = len(self.set_trains)
+        # the most ways the set routes may form sets: orders times directions
+        options = max((levels.perm_ptr[m + 1] - levels.perm_ptr[m]) // max(m, 1)
+                      * (levels.flip_ptr[m + 1] - levels.flip_ptr[m]) for m in range(n_set + 1))
+        most = max((len(self.trains[t].keep) for t in self.order), default=0)
+        st = KP.new_state(self.n_trains, len(self.order), board.n_loc, board.n_hex, max(most, 1),
+                          int(options), n_set, KP.LEVEL if self.order else KP.LEAF)
+        while KP.search(board, levels, st, _PAUSE_EVERY) != KP.DONE:
+            if self.deadline is not None and time.perf_counter() > self.deadline:
+                self.timed_out = True
+                break
+        self.nodes += int(st.ctl[KP.NODES])
+        self.best_value = int(st.ctl[KP.BEST])
+        self.best_choice = tuple(st.best_choice.tolist())
 
     def _join_slacks(self, depth: int, choice: list[int]) -> np.ndarray | None:
         """At the last set train's level, per candidate the join slack its choice can bring:
@@ -387,11 +585,7 @@ class _Search:
         if depth == len(self.set_trains) and depth and not self._sets_priced and self.set_trains:
             # every set train placed: price its sets exactly (only set ends pay), for each
             # direction of the routes that decides where a loop of routes pays
-            for arrangement in self._arrangements(choice):
-                part = self._set_part(choice, arrangement)
-                if part is None:
-                    continue
-                ends_paid, set_value, _ = part
+            for arrangement, ends_paid, set_value in self._set_options(choice):
                 covered = np.zeros(self.n_loc, np.int64)
                 base = set_value * self.rev_scale + int(hexes.sum()) * self.hex_weight
                 for t, locs in ends_paid.items():
@@ -487,11 +681,17 @@ class _Search:
         route from its first stop; that matters only where three route ends meet at one stop
         or routes close a loop (which pays at its first route's first stop), and then every
         order and direction is tried. Otherwise the trains' own order, as they run."""
-        set_running = [t for t in self.set_trains if choice[t] >= 0]
-        plain = [(tuple(set_running), frozenset())]
+        set_running = tuple(t for t in self.set_trains if choice[t] >= 0)
+        ends = tuple(self.trains[t].ends[choice[t]] for t in set_running)
+        key = (set_running, ends)
+        if key not in self.arrangement_cache:
+            self.arrangement_cache[key] = self._arrangements_of(set_running, ends)
+        return self.arrangement_cache[key]
+
+    def _arrangements_of(self, set_running: tuple[int, ...], ends: tuple[tuple[int, int], ...]):
+        plain = [(set_running, frozenset())]
         if len(set_running) < 2:
             return plain
-        ends = [self.trains[t].ends[choice[t]] for t in set_running]
         count: dict[int, int] = {}
         for pair in ends:
             for e in pair:
@@ -503,17 +703,33 @@ class _Search:
         if max(count.values()) < 3 and not loop:
             return plain
         if len(set_running) > 4:  # too many to try: only the loops' directions
-            return [(tuple(set_running), frozenset(f))
+            return [(set_running, frozenset(f))
                     for r in range(len(set_running) + 1) for f in combinations(set_running, r)]
         return [(order, frozenset(f)) for order in permutations(set_running)
                 for r in range(len(set_running) + 1) for f in combinations(set_running, r)]
+
+    def _set_options(self, choice: list[int]) -> list[tuple[tuple, dict, int]]:
+        """The legal ways the chosen set routes form sets, as (arrangement, per set train the
+        locations it may be paid for, the sets' bonuses); of arrangements pricing alike only
+        the first, since the rest can only tie with it."""
+        out, seen = [], set()
+        for arrangement in self._arrangements(choice):
+            part = self._set_part(choice, arrangement)
+            if part is None:
+                continue
+            ends_paid, set_value, _ = part
+            key = (set_value, tuple(sorted((t, tuple(sorted(paid.items())))
+                                           for t, paid in ends_paid.items())))
+            if key not in seen:
+                seen.add(key)
+                out.append((arrangement, ends_paid, set_value))
+        return out
 
     def _set_part(self, choice: list[int], arrangement=None):
         """The sets of the chosen set routes, as 18xx.games forms them (in the `arrangement`'s
         plan order, its routes run backwards; default the trains' order): per set train the
         locations it may be paid for (its set's ends), the sets' bonuses, the sets; None when
         the temporary trains break the rules."""
-        prep = self.prep
         if arrangement is None:
             arrangement = (tuple(t for t in self.set_trains if choice[t] >= 0), frozenset())
         set_running, flip = arrangement
@@ -524,27 +740,43 @@ class _Search:
             e, k = self.trains[t].ends[choice[t]], self.trains[t].keys[choice[t]]
             ends.append(e[::-1] if t in flip else e)
             keys.append(k[::-1] if t in flip else k)
-        temporary = [prep.set_role[t] == SET_TEMPORARY for t in set_running]
-        if len({s for e in ends for s in e}) == 2 * len(ends):
-            built = [[r] for r in range(len(ends))]  # no route meets another
-        else:
-            built = build_sets(ends, temporary)
-        if not sets_legal(built, temporary):
+        formed = self._formed(set_running, tuple(ends), tuple(keys))
+        if formed is None:
             return None
         payable, set_value, sets = {}, 0, []
-        for members in built:
-            a, b = set_ends(members, ends)
-            key_of = {}
+        for members, (a, b), bonus in formed:
             for r in members:
                 t = set_running[r]
-                for e, key in zip(ends[r], keys[r]):
-                    key_of.setdefault(e, key)
                 payable[t] = {loc: s for loc, s in self.trains[t].payable[choice[t]].items()
-                              if s in (a, b)}
-            bonus = self._set_bonus(key_of[a], key_of[b])
+                              if s == a or s == b}
             set_value += bonus
             sets.append((tuple(set_running[r] for r in members), (a, b), bonus))
         return payable, set_value, sets
+
+    def _formed(self, set_running: tuple[int, ...], ends: tuple, keys: tuple):
+        """The sets routes with these ends and end keys (in plan order) form: per set its
+        members, its ends and its bonus; None when the temporary trains break the rules.
+        Memoized: many choices share their routes' ends."""
+        temporary = tuple(self.prep.set_role[t] == SET_TEMPORARY for t in set_running)
+        memo = (ends, keys, temporary)
+        if memo in self.sets_cache:
+            return self.sets_cache[memo]
+        if len({s for e in ends for s in e}) == 2 * len(ends):
+            built = [[r] for r in range(len(ends))]  # no route meets another
+        else:
+            built = build_sets(list(ends), list(temporary))
+        formed = None
+        if sets_legal(built, list(temporary)):
+            formed = []
+            for members in built:
+                a, b = set_ends(members, ends)
+                key_of = {}
+                for r in members:
+                    for e, key in zip(ends[r], keys[r]):
+                        key_of.setdefault(e, key)
+                formed.append((tuple(members), (a, b), self._set_bonus(key_of[a], key_of[b])))
+        self.sets_cache[memo] = formed
+        return formed
 
     def _price(self, choice: list[int], details: bool = False):
         """The exact value of a complete choice (None if illegal); with `details` also per
@@ -714,21 +946,27 @@ def _connected(stop_sets: list[set[int]]) -> bool:
     return len(reached) == len(stop_sets)
 
 
+def _contested(board: KP.Board) -> bool:
+    """May a location be worth more to one train than to another (stops of one offboard area
+    with different values)? Then which train it pays matters, and only the Python search
+    (`_Search._assign`) tries every payer."""
+    pairs = np.unique(board.ent[:, [KP.E_LOC, KP.E_WORTH]], axis=0)
+    return len(np.unique(pairs[:, 0])) < len(pairs)
+
+
+def _stop_bits(routes: list[list[int]], n_nodes: int) -> np.ndarray:
+    """Per route, a bitset of the stops it visits."""
+    lengths = np.fromiter(map(len, routes), np.int64, len(routes))
+    stops = np.fromiter(chain.from_iterable(routes), np.int64, int(lengths.sum()))
+    bits = np.zeros((len(routes), max(1, (n_nodes + 63) // 64)), np.uint64)
+    np.bitwise_or.at(bits, (np.repeat(np.arange(len(routes)), lengths), stops >> 6),
+                     np.left_shift(np.uint64(1), (stops & 63).astype(np.uint64)))
+    return bits
+
+
 def _entry_hexes(prep: Prepared, t: int, keep: np.ndarray) -> list[tuple[int, int]]:
     """Per kept candidate, the hex its track comes from at its first and at its last stop."""
     cands, graph = prep.candidates[t], prep.graph_of(t)
-    out = []
-    for i in keep.tolist():
-        hexes: list[int] = []
-        for c in cands.route_chains(i).tolist():
-            cc = c if c >= 0 else ~c
-            hs = graph.chain_hexes[graph.chain_hex_ptr[cc]:graph.chain_hex_ptr[cc + 1]].tolist()
-            if c < 0:
-                hs.reverse()
-            for h in hs:
-                if not hexes or hexes[-1] != h:
-                    hexes.append(h)
-        first = hexes[1] if len(hexes) > 1 else hexes[0]
-        last = hexes[-2] if len(hexes) > 1 else hexes[-1]
-        out.append((first, last))
-    return out
+    return [tuple(pair) for pair in K.route_end_hexes(
+        cands.src[keep], cands.chain_ptr, cands.chains, graph.chain_hex_ptr,
+        graph.chain_hexes).tolist()]
