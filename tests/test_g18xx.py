@@ -199,15 +199,15 @@ def test_reader_train_specs():
     assert local.min_stops == 1 and not local.requires_token and local.track == "narrow"
 
 
-@pytest.mark.parametrize("title", ["1860", "1862", "18SJ"])
+@pytest.mark.parametrize("title", ["1860", "1862", "18SJ", "1846", "18ZZ"])
 def test_title_with_rules_of_its_own(title):
-    """Its profile when one is registered; else generic, and the note says what is missing."""
+    """Its profile when one is registered; else generic, and the note says so."""
     profile, covered, note = rules_for_title(title)
     if title in profiles():
         assert (profile, covered) == (title, True)
     else:
         assert (profile, covered) == ("generic", False)
-        assert title in note and "not implemented" in note
+        assert title in note and "solved under the generic rules" in note
 
 
 def test_title_to_profile():
@@ -281,8 +281,8 @@ BAD_INPUTS = {
     "train distance zero": (_set("trains.0.distance", 0), ["train 3-0", "distance"]),
     "row kinds": (_set("trains.0.distance", [{"nodes": ["mine"], "pay": 2}]),
                   ["train 3-0 distance[0]", "nodes"]),
-    "row visit": (_set("trains.0.distance", [{"nodes": ["city"], "pay": 3, "visit": 2}]),
-                  ["train 3-0 distance[0]", "visit 2"]),
+    "row visit": (_set("trains.0.distance", [{"nodes": ["city"], "pay": 3, "visit": -2}]),
+                  ["train 3-0 distance[0]", "visit"]),
     "train multiplier": (_set("trains.0.multiplier", "2"), ["train 3-0", "multiplier"]),
     "train_revenue train": (_set("hexes.0.nodes.0.train_revenue", {"9-9": 10}), ["train_revenue", "9-9"]),
     "train_revenue value": (_set("hexes.0.nodes.0.train_revenue", {"3-0": "x"}), ["hex A1 node A1-0"]),
@@ -441,21 +441,26 @@ def _orientation(ours: list[list[str]], stored: list[list[str]]) -> str:
 def test_corpus_connections_round_trip(corpus_dir):
     """Rebuild ``connections`` from every stored route's track and visits.
 
-    Auto-router routes: exactly as stored. Players' routes: the same segments, each with the same
-    hexes; the engine writes a segment in the direction it was searched, so a route a player drew
-    by extending it at its head stores a leading run of segments reversed (``r…rf…f``); the
-    engine reads either direction. The early game 962 (1889) predates that encoding: its
-    segments run either way in any order.
+    Auto-router routes: exactly as stored. Players' routes: the same segments in the same order,
+    each with the same hexes; the engine writes a segment in the direction it was searched when
+    the player drew it (often a leading run reversed, ``r…rf…f``, from extending a route at its
+    head, but any mix occurs), and reads either direction.
     """
     counts: Counter = Counter()
     for data, pos in corpus_models():
         for source in ("submitted", "auto_router"):
             for r in (data.get(source) or {}).get("routes", []):
+                where = f"{position_id_of(data)} {source} {r['train']}"
+                if not r["track"] and len(r["visits"]) == 1:  # a local train's one-city run
+                    ours = route_to_18xx(pos, RoutePlan(train=r["train"], train_name=r["train_name"],
+                                                        stops=tuple(r["visits"]), paths=()))
+                    assert (ours["visits"], ours["connections"]) == (r["visits"], r["connections"]), where
+                    counts[source, "local"] += 1
+                    continue
                 if not r["track"]:
                     assert r.get("error"), r  # only routes the engine could not rebuild
                     counts[source, "no track"] += 1
                     continue
-                where = f"{position_id_of(data)} {source} {r['train']}"
                 ours = route_to_18xx(pos, RoutePlan(train=r["train"], train_name=r["train_name"],
                                                     stops=(r["visits"][0],), paths=tuple(r["track"])))
                 assert ours["visits"] == r["visits"], where
@@ -466,8 +471,6 @@ def test_corpus_connections_round_trip(corpus_dir):
                 assert source == "submitted", where
                 pattern = _orientation(ours["connections"], r["connections"])
                 assert "x" not in pattern, (where, pattern)
-                if data["fixture"] != "962.json":
-                    assert re.fullmatch("[rs]*[fs]*", pattern), (where, pattern)
                 counts[source, "reversed segments"] += 1
     assert counts["auto_router", "exact"] > 800 and counts["submitted", "exact"] > 200
 

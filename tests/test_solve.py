@@ -72,3 +72,38 @@ def test_objective_argument_checked():
 def test_table_mentions_optimality():
     table = hexrail.solve(hexrail.example_path("demo")).table()
     assert "proven optimal" in table and "480" in table
+
+
+def _line_doc(cells, tokens, extra_tokens=None):
+    from conftest import line_hexes
+
+    hexes = line_hexes(cells, tokens)
+    for hex_id, extras in (extra_tokens or {}).items():
+        hexes[hex_id]["extra_tokens"] = {"0": extras}
+    return {"layout": "flat", "company": "X",
+            "companies": [{"id": "X", "home": "A1"}, {"id": "Y"}, {"id": "Z"}],
+            "trains": ["3"], "hexes": hexes}
+
+
+def test_city_without_slots_blocks():
+    """A city of no slots counts as full (1870's red areas): it ends routes, never lets one
+    through, as in the 18xx.games engine."""
+    from conftest import solve_checked
+
+    cells = ["city=revenue:20", "city=revenue:50,slots:0", "city=revenue:40"]
+    plan = solve_checked(_line_doc(cells, {"A1": ["X"]}))
+    assert plan.revenue == 70  # A1-A3; A5 lies beyond the closed city
+
+
+def test_extra_token_is_the_companys_station():
+    """A token outside the slots (1870's destination token) lets its company through a full city
+    and counts as its station there, without filling the city for anyone."""
+    from conftest import solve_checked
+    from hexrail.io.native import position_from_json, position_to_json
+
+    cells = ["city=revenue:20", "city=revenue:50", "city=revenue:40"]
+    through = _line_doc(cells, {"A1": [None], "A3": ["Y"]}, {"A3": ["X"]})
+    assert solve_checked(through).revenue == 110
+    assert position_to_json(position_from_json(through))["hexes"]["A3"]["extra_tokens"] == {"0": ["X"]}
+    blocked = _line_doc(cells, {"A1": ["X"], "A3": ["Y"]}, {"A3": ["Z"]})
+    assert solve_checked(blocked).revenue == 70  # Z's extra token leaves Y's city full: A1-A3

@@ -149,11 +149,20 @@ def _hex_from_json(hex_id: str, data: dict) -> Hex:
                     raise HexrailError(f"tokens placed in missing node n{index}", where=where)
                 slots = tuple(_token(t) for t in raw_slots)
                 tokens.append((index, slots + (None,) * max(0, node.slots - len(slots))))
+    extra_tokens: list[tuple[int, tuple[Token, ...]]] = []
+    for key, companies in (data.get("extra_tokens") or {}).items():
+        try:
+            index = int(key)
+        except ValueError:
+            raise HexrailError(f"extra_tokens key {key!r} must be a city node index", where=where) from None
+        if all(n.index != index for n in tile.nodes):
+            raise HexrailError(f"extra tokens placed in missing node n{index}", where=where)
+        extra_tokens.append((index, tuple(Token(c) for c in companies)))
     icons = tile.icons + tuple(data.get("icons", ()))
     neighbours = data.get("neighbours")
     return Hex(id=hex_id, tile=tile, tokens=tuple(tokens), icons=icons,
                neighbours=tuple(neighbours) if neighbours is not None else None,
-               location=data.get("location"))
+               location=data.get("location"), extra_tokens=tuple(extra_tokens))
 
 
 def position_from_json(data: Any) -> Position:
@@ -273,6 +282,8 @@ def position_to_json(pos: Position) -> dict:
             doc["tokens"] = {str(i): [None if tok is None else ({"company": tok.company, "flag": tok.flag}
                                                                if tok.flag else tok.company)
                                       for tok in slots] for i, slots in h.tokens}
+        if h.extra_tokens:
+            doc["extra_tokens"] = {str(i): [t.company for t in tokens] for i, tokens in h.extra_tokens}
         if h.icons:
             doc["icons"] = list(h.icons)
         if h.location:

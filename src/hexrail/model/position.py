@@ -15,7 +15,11 @@ from hexrail.model.trains import TrainSpec
 
 @dataclass(frozen=True, slots=True)
 class Hex:
-    """One map hex with its tile (already rotated) and the tokens in its cities."""
+    """One map hex with its tile (already rotated) and the tokens in its cities.
+
+    ``extra_tokens`` are tokens in a city outside its slots (1870's destination tokens): they
+    count as their company's station there but never fill the city.
+    """
 
     id: str
     tile: Tile = field(default_factory=Tile)
@@ -23,12 +27,24 @@ class Hex:
     icons: tuple[str, ...] = ()  # map icons and markers on the hex (tile icons included)
     neighbours: tuple[str | None, ...] | None = None  # explicit routing neighbours per side
     location: str | None = None
+    extra_tokens: tuple[tuple[int, tuple[Token, ...]], ...] = ()  # (city node index, tokens)
 
     def slots(self, node_index: int) -> tuple[Token | None, ...]:
         for index, slots in self.tokens:
             if index == node_index:
                 return slots
         return ()
+
+    def extras(self, node_index: int) -> tuple[Token, ...]:
+        for index, tokens in self.extra_tokens:
+            if index == node_index:
+                return tokens
+        return ()
+
+    def tokened_by(self, node_index: int, company: str) -> bool:
+        """Does `company` have a station in this city, in a slot or as an extra token?"""
+        return any(t is not None and t.company == company
+                   for t in self.slots(node_index) + self.extras(node_index))
 
     def node(self, index: int) -> Node:
         try:
@@ -121,6 +137,14 @@ class Position:
                 for token in slots:
                     if token is not None and token.company not in known:
                         raise HexrailError(f"token of unknown company {token.company!r}", where=where)
+            for index, extras in h.extra_tokens:
+                node = h.node(index)
+                where = f"hex {h.id} city n{index}"
+                if node.kind not in ("city", "pass"):
+                    raise HexrailError(f"extra tokens placed on a {node.kind}", where=where)
+                for token in extras:
+                    if token.company not in known:
+                        raise HexrailError(f"extra token of unknown company {token.company!r}", where=where)
         for c in self.companies:
             for home in c.home:
                 hex_id = home.split("-")[0]
@@ -151,8 +175,7 @@ class Position:
                 continue
             hex_ = self.hex(home)
             cities = [n for n in hex_.tile.nodes if n.kind == "city"]
-            own = [n for n in cities if any(t is not None and t.company == self.company
-                                            for t in hex_.slots(n.index))]
+            own = [n for n in cities if hex_.tokened_by(n.index, self.company)]
             out.extend(f"{home}-{n.index}" for n in own or cities)
         return tuple(dict.fromkeys(out))
 

@@ -168,10 +168,10 @@ class Profile:
             return True
         if node.kind not in ("city", "pass"):
             return False
+        # As the 18xx.games engine: a city without a free slot blocks (a city of no slots too,
+        # like 1870's red areas), unless the company has a station there or a token is neutral.
         slots = hex_.slots(node.index)
-        if node.slots == 0 or len(slots) < node.slots:
-            return False
-        if any(t is not None and t.company == pos.company for t in slots):
+        if len(slots) < node.slots or hex_.tokened_by(node.index, pos.company):
             return False
         return all(t is not None and t.blocks for t in slots)
 
@@ -201,7 +201,7 @@ class Profile:
 
     def is_anchor(self, pos: Position, train: Train, hex_: Hex, node: Node) -> bool:
         """Does the route count as tokened when it visits this node? (own token city)"""
-        return any(t is not None and t.company == pos.company for t in hex_.slots(node.index))
+        return hex_.tokened_by(node.index, pos.company)
 
     # -- routes ---------------------------------------------------------------------------
     def reentry_forbidden(self, pos: Position, hex_: Hex) -> bool:

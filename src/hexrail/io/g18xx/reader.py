@@ -17,12 +17,6 @@ SCHEMA = "18xx-route-position/1"
 # Titles whose route rules are exactly the generic profile's (ROUTE_RULES.md §1).
 GENERIC_TITLES = frozenset({"1830", "1889"})
 
-# What the generic profile leaves out for titles known to have rules of their own.
-_OWN_RULES = {
-    "1862": "1862 rules (freight/local/express variants and permits, stops pay once, freight sets, "
-            "local subsidies, London link) are not implemented",
-}
-
 
 # ------------------------------------------------------------------------------------------------
 # Title → rules profile
@@ -45,8 +39,7 @@ def rules_for_title(title: str) -> tuple[str, bool, str]:
         return title, True, f"{title} rules profile"
     if title in GENERIC_TITLES:
         return "generic", True, f"{title} uses the generic rules"
-    own = _OWN_RULES.get(title, f"{title} has no rules profile; its own rules may differ")
-    return "generic", False, f"{own}: solved under the generic rules"
+    return "generic", False, f"{title} has no rules profile; its own rules may differ: solved under the generic rules"
 
 
 # ------------------------------------------------------------------------------------------------
@@ -87,6 +80,15 @@ def _layout(data: dict) -> Layout:
     return Layout(orientation, axes.get("x", ""), axes.get("y", ""))
 
 
+def _extra_tokens(raw: dict, kind: str, where: str) -> tuple[Token, ...]:
+    extras = raw.get("extra_tokens") or []
+    if not isinstance(extras, list) or not all(isinstance(t, str) for t in extras):
+        raise HexrailError("extra_tokens must be a list of company ids", where=where)
+    if extras and kind not in ("city", "pass"):
+        raise HexrailError(f"extra tokens placed on a {kind}", where=where)
+    return tuple(Token(company) for company in extras)
+
+
 def _node(raw: Any, hex_id: str, k: int) -> tuple[Node, tuple[Token | None, ...] | None]:
     where = f"hex {hex_id} nodes[{k}]"
     if not isinstance(raw, dict):
@@ -110,7 +112,7 @@ def _node(raw: Any, hex_id: str, k: int) -> tuple[Node, tuple[Token | None, ...]
     slots = _int(raw.get("slots", default_slots), "slots", where)
     visit_cost = _int(raw.get("visit_cost", 1), "visit_cost", where)
     extra = {key: raw[key] for key in ("revenues", "hide", "symbol", "blocks_entity", "reservations",
-                                       "extra_tokens", "boom", "style", "to_city", "pass_color",
+                                       "boom", "style", "to_city", "pass_color",
                                        "pass_size", "train_revenue")
              if key in raw}
     node = Node(index=index, kind=kind, revenue=((ANY_COLOR, revenue),), slots=slots,
@@ -190,6 +192,7 @@ def _hex(raw: Any, k: int) -> Hex:
     where = f"hex {hex_id}"
     nodes: list[Node] = []
     tokens: list[tuple[int, tuple[Token | None, ...]]] = []
+    extra_tokens: list[tuple[int, tuple[Token, ...]]] = []
     nodes_in = raw.get("nodes", [])
     if not isinstance(nodes_in, list):
         raise HexrailError("nodes must be a list", where=where)
@@ -200,6 +203,9 @@ def _hex(raw: Any, k: int) -> Hex:
         nodes.append(node)
         if slots is not None:
             tokens.append((node.index, slots))
+        extras = _extra_tokens(node_raw, node.kind, f"hex {hex_id} node {hex_id}-{node.index}")
+        if extras:
+            extra_tokens.append((node.index, extras))
     indices = {n.index for n in nodes}
     paths_in = raw.get("paths", [])
     if not isinstance(paths_in, list):
@@ -231,7 +237,7 @@ def _hex(raw: Any, k: int) -> Hex:
         icons.append(icon["name"])
     location = raw.get("location")
     return Hex(id=hex_id, tile=tile, tokens=tuple(tokens), icons=tuple(icons), neighbours=tuple(nb),
-               location=location if isinstance(location, str) else None)
+               location=location if isinstance(location, str) else None, extra_tokens=tuple(extra_tokens))
 
 
 def _rows(distance: Any, where: str) -> tuple[Row, ...]:
@@ -252,8 +258,8 @@ def _rows(distance: Any, where: str) -> tuple[Row, ...]:
             raise HexrailError(f"nodes must list stop kinds among {sorted(ALL_KINDS)}", where=here)
         pay = _int(_need(raw, "pay", int, here), "pay", here)
         visit = _int(raw.get("visit", pay), "visit", here)
-        if visit < pay:
-            raise HexrailError(f"visit {visit} is less than pay {pay}", where=here)
+        # pay may exceed visit (1822's pullman: pay 99, visit 3): stops of visit cost 0 use
+        # no visit units but still pay, as in the engine
         mult = _int(raw.get("multiplier", 1), "multiplier", here)
         rows.append(Row(frozenset(kinds), min(pay, UNLIMITED), min(visit, UNLIMITED), mult))
     # The engine fills rows with the fewest kinds first; our rows are an unordered capacity set.
@@ -311,7 +317,7 @@ def position_from_18xx(data: dict) -> Position:
     companies = [Company(company, tuple(h for h in homes if h in on_map), str(entity.get("name") or ""))]
     seen = {company}
     for h in hexes:
-        for _, slots in h.tokens:
+        for _, slots in h.tokens + h.extra_tokens:
             for token in slots:
                 if token is not None and token.company not in seen:
                     seen.add(token.company)
