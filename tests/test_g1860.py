@@ -356,19 +356,67 @@ def test_routes_must_intersect():
 NATIONAL = [city(20), town(10), town(10), city(30)]
 
 
-def test_nationalized_trains_run_as_n_and_count_every_town():
-    # A 2+1 as a 2: A1..A7 has two cities and two towns, no room for towns: illegal. A1-A3
-    # (one city, one town) fits: 30.
+def test_nationalized_trains_run_as_n_and_pass_towns_beyond_the_allowance():
+    # A 2+1 as a 2: A1..A7 holds two cities and two towns; the cities use the whole allowance,
+    # so both towns are passed without pay and the route stays legal: 50 (issue 15: the old
+    # rule, every town passed counts, refused it and claimed 30 optimal).
     pos = adapted(line(NATIONAL, ["2+1"], state={"nationalization": True}))
     assert [(sorted(r.kinds), r.pay) for r in ruled(pos)[0].trains[0].spec.rows] == [
         (["city", "halt", "offboard", "town"], 2)]
     plan = solve_checked(pos)
-    assert plan.revenue == 30
+    assert plan.revenue == 50 and plan.routes[0].paid == ("A1-0", "A7-0")
     assert solve_checked(adapted(line(NATIONAL, ["2+1"]))).revenue == 60  # not nationalized
+    # with no_skip_towns every town passed must fit: only A1-A3 (one city, one town) does
+    strict = line(NATIONAL, ["2+1"], state={"nationalization": True}, options={"no_skip_towns": True})
+    assert solve_checked(strict).revenue == 30
 
 
 def test_nationalization_from_the_state_alone():
-    assert hexrail.solve(line(NATIONAL, ["2+1"], state={"nationalization": True})).revenue == 30
+    assert hexrail.solve(line(NATIONAL, ["2+1"], state={"nationalization": True})).revenue == 50
+
+
+# Home A1; three towns and a halt, then four more cities: a 6+3 passes more towns than the unused
+# city allowance when it runs the whole line.
+NATIONAL_LONG = [city(20), town(10), town(20), HALT, town(30), city(30), city(40), city(50), city(60)]
+
+
+@pytest.mark.parametrize("flags, revenue, subsidy", [
+    # N+M: towns and the halt share 3 plus the one city place left: all four count
+    ({}, 260, 10),
+    # nationalized (a 6): the one free place goes to the best town, the others and the halt are
+    # passed unpaid; A1..A15 (four cities, towns 30 + 20) pays less (190)
+    ({"nationalization": True}, 230, 0),
+    # the engine's own flag for it
+    ({"use_all_towns": True, "nationalization": True}, 230, 0),
+    # ... and with no_skip_towns every town must fit: A1..A13, three cities and three towns
+    # (150) beats A1..A11 with the halt counted in the place the towns leave (110 + 10)
+    ({"nationalization": True, "no_skip_towns": True}, 150, 0),
+])
+def test_nationalized_6_3_fills_with_towns_before_halts(flags, revenue, subsidy):
+    doc = line(NATIONAL_LONG, ["6+3"], state=flags)
+    plan = solve_checked(doc)
+    assert (plan.revenue, plan.subsidy) == (revenue, subsidy)
+
+
+def test_nationalized_halt_counts_only_where_towns_leave_room():
+    # Home A1, two towns, a halt, two more cities: three free places under nationalization (a
+    # 6), the two towns take two, the halt the third: 20 + 10 + 20 + 30 + 40 and £10.
+    cells = [city(20), town(10), town(20), HALT, city(30), city(40)]
+    doc = line(cells, ["6+3"], state={"nationalization": True})
+    plan = solve_checked(doc)
+    assert (plan.revenue, plan.subsidy) == (120, 10)
+    # Towns are not the player's choice: the halt with a town left unpaid is refused, ...
+    everything = ["A1-0", "A3-0", "A5-0", "A7-0", "A9-0", "A11-0"]
+    halt_for_town = {"routes": [{"train": "6+3-0", "stops": everything,
+                                 "paid": [s for s in everything if s != "A3-0"]}]}
+    assert not check_plan(doc, halt_for_town).legal
+    # ... and so is a halt counted where the towns passed fill the train.
+    crowded = line(NATIONAL_LONG, ["6+3"], state={"nationalization": True})
+    stops = [f"A{2 * k + 1}-0" for k in range(9)]
+    halt_first = {"routes": [{"train": "6+3-0", "stops": stops,
+                              "paid": ["A1-0", "A7-0", "A11-0", "A13-0", "A15-0", "A17-0"]}]}
+    report = check_plan(crowded, halt_first)
+    assert not report.legal, report.table()
 
 
 # Home A1, a halt, a town, a city: the leased 3+2 counts every stop within 3.
@@ -484,8 +532,9 @@ def price_engine_stops(pos, route: dict) -> tuple[int, int, bool]:
         hex_id, _, index = ref.rpartition("-")
         hex_ = pos.hex(hex_id)
         node = hex_.node(int(index))
-        revenue += profile.stop_value(pos, train, hex_, node)
-        subsidy += profile.stop_subsidy(pos, train, hex_, node)
+        rule = profile.stop_rule(pos, train, hex_, node)
+        revenue += rule.value
+        subsidy += rule.subsidy
         kinds["city" if node.kind in ("city", "offboard") else "town"] += 1
     n = sum(r.pay for r in train.spec.rows if "city" in r.kinds)
     fits = kinds["city"] <= n and sum(kinds.values()) <= sum(r.pay for r in train.spec.rows)

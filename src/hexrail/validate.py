@@ -32,7 +32,8 @@ from hexrail.model.position import Hex, Position, Train
 from hexrail.model.tile import End, Node, Path
 from hexrail.model.trains import ALL_KINDS, UNLIMITED, Row
 from hexrail.plan import Plan, RoutePlan, RouteSet, plan_from_json
-from hexrail.rules.base import SET_NONE, SET_TEMPORARY, PlanRules, Profile, ruled
+from hexrail.rules.base import (BYPASS, FIRST, MANDATORY, OPTIONAL, PASSABLE, SET_NONE, SET_TEMPORARY, PlanRules,
+                                Profile, StopRule, ruled)
 
 OBJECTIVES = ("income", "revenue")
 
@@ -161,6 +162,14 @@ class _Board:
     profile: Profile
     rules: PlanRules
     objective: str
+    _rules: dict = field(default_factory=dict, repr=False)
+
+    def rule(self, train: Train, ref: NodeRef) -> StopRule:
+        """The profile's record of node `ref` for `train` (`Profile.stop_rule`), asked once."""
+        key = (train.id, ref)
+        if key not in self._rules:
+            self._rules[key] = self.profile.stop_rule(self.pos, train, self.hex(ref[0]), self.node(ref))
+        return self._rules[key]
 
     def hex(self, hex_id: str) -> Hex:
         return self.pos.hex_by_id[hex_id]
@@ -381,14 +390,13 @@ def _end_errors(board: _Board, train: Train, walk: _Walk) -> list[str]:
         node = board.node(node_ref)
         if not node.is_stop:
             errors.append(f"route {verb} at {_node_str(node_ref)}, a {node.kind}, not at a stop")
-        elif not board.profile.can_end(board.pos, train, board.hex(node_ref[0]), node):
+        elif not board.rule(train, node_ref).may_end:
             errors.append(f"route {verb} at {_node_str(node_ref)}, a {node.kind} where a "
                           f"{train.name} train may not start or end")
     if not walk.start.is_edge and not walk.end.is_edge:
         first = (walk.hexes[0], walk.start.node)
         last = (walk.hexes[-1], walk.end.node)
-        classes = [board.profile.end_class(board.pos, train, board.hex(r[0]), board.node(r))
-                   for r in (first, last)]
+        classes = [board.rule(train, r).end_class for r in (first, last)]
         if first != last and classes[0] and classes[0] == classes[1]:
             errors.append(f"route runs from {_node_str(first)} to {_node_str(last)}, two ends of "
                           f"a kind no route may join")
@@ -432,9 +440,10 @@ def _through_errors(board: _Board, train: Train, walk: _Walk) -> tuple[list[str]
             if board.path(track).terminal:
                 errors.append(f"passes through {name} over terminal track {_path_str(track)}; "
                               "terminal track ends the route there")
-        if not board.profile.blocks(board.pos, train, board.hex(ref[0]), node):
+        block = board.rule(train, ref).block
+        if block == PASSABLE:
             continue
-        if node.kind in ("city", "pass"):
+        if block == BYPASS:
             bypassed.append(name)
         elif node.kind == "offboard":
             errors.append(f"passes through {name}, an offboard; offboards are route ends")
@@ -455,7 +464,7 @@ def _token_errors(board: _Board, train: Train, walk: _Walk) -> list[str]:
     if not train.spec.requires_token:
         return []
     pos, profile = board.pos, board.profile
-    if any(profile.is_anchor(pos, train, board.hex(n[0]), board.node(n)) for n in walk.nodes):
+    if any(board.rule(train, n).anchor for n in walk.nodes):
         return []
     return [f"visits no city with a {pos.company} token"]
 
@@ -498,7 +507,7 @@ def _tally_errors(board: _Board, train: Train, walk: _Walk) -> list[str]:
         return []
     counts: dict[str, int] = {}
     for ref in _stops(board, walk):
-        for name, count in profile.stop_tallies(pos, train, board.hex(ref[0]), board.node(ref)):
+        for name, count in board.rule(train, ref).tallies:
             counts[name] = counts.get(name, 0) + count
     errors = []
     for name, at_least, at_most in limits:
@@ -530,9 +539,13 @@ class _Stop:
     ref: NodeRef
     kind: str
     cost: int
-    optional: bool
+    count: str  # MANDATORY, OPTIONAL or FIRST
     value: int
     subsidy: int
+
+    @property
+    def optional(self) -> bool:
+        return self.count != MANDATORY
 
 
 @dataclass(frozen=True)
@@ -546,10 +559,8 @@ class _Pay:
 
 
 def _stop_info(board: _Board, train: Train, ref: NodeRef) -> _Stop:
-    pos, profile, hex_, node = board.pos, board.profile, board.hex(ref[0]), board.node(ref)
-    return _Stop(ref, node.kind, profile.stop_cost(pos, train, hex_, node),
-                 profile.is_optional(pos, train, hex_, node),
-                 profile.stop_value(pos, train, hex_, node), profile.stop_subsidy(pos, train, hex_, node))
+    rule = board.rule(train, ref)
+    return _Stop(ref, board.node(ref).kind, rule.cost, rule.count, rule.value, rule.subsidy)
 
 
 def _row_assignments(stops: list[_Stop], rows: tuple[Row, ...]) -> Iterator[list[list[int]]]:
@@ -561,7 +572,8 @@ def _row_assignments(stops: list[_Stop], rows: tuple[Row, ...]) -> Iterator[list
 
     def place(i: int) -> Iterator[list[list[int]]]:
         if i == len(stops):
-            yield [list(m) for m in members]
+            if _first_respected(stops, members):
+                yield [list(m) for m in members]
             return
         stop = stops[i]
         if stop.optional:
@@ -575,6 +587,15 @@ def _row_assignments(stops: list[_Stop], rows: tuple[Row, ...]) -> Iterator[list
                 load[r] -= stop.cost
 
     yield from place(0)
+
+
+def _first_respected(stops: list[_Stop], members: list[list[int]]) -> bool:
+    """An OPTIONAL stop may count only when every FIRST stop visited counts (1860's towns
+    fill the train before its halts)."""
+    counted = {i for m in members for i in m}
+    if any(s.count == FIRST and i not in counted for i, s in enumerate(stops)):
+        return not any(s.count == OPTIONAL and i in counted for i, s in enumerate(stops))
+    return True
 
 
 def _pay_rows(board: _Board, stops: list[_Stop], rows: tuple[Row, ...], members: list[list[int]],
@@ -858,7 +879,7 @@ def _check_cyclic(board: _Board, train: Train,
 
     def may_end(ref: NodeRef) -> bool:
         node = board.node(ref)
-        return node.is_stop and profile.can_end(pos, train, board.hex(ref[0]), node)
+        return node.is_stop and board.rule(train, ref).may_end
 
     visits = tuple(n for n in walk.nodes if may_end(n))
     if not visits or walk.nodes[0] != visits[0] or walk.nodes[-1] != visits[-1]:
@@ -884,7 +905,7 @@ def _check_cyclic(board: _Board, train: Train,
         node = board.node(ref)
         if any(board.path(t).terminal for t in (before, after)):
             errors.append(f"passes through {_node_str(ref)} over terminal track")
-        if profile.blocks(pos, train, board.hex(ref[0]), node):
+        if board.rule(train, ref).block != PASSABLE:
             errors.append(f"passes through {_node_str(ref)}, which blocks the train")
     return walk, visits, errors
 

@@ -10,10 +10,13 @@ from hexrail.errors import HexrailError
 from hexrail.graph.track import TrackGraph
 from hexrail.model.position import Position, Train
 from hexrail.model.trains import UNLIMITED, TrainSpec
-from hexrail.rules.base import Bonus, CyclicRun, Profile, SpanBonus
+from hexrail.rules.base import FIRST, OPTIONAL, Bonus, CyclicRun, Profile, SpanBonus
 
 KIND_INDEX = {"city": 0, "town": 1, "offboard": 2, "halt": 3}
 NO_LIMIT = 1 << 40
+
+# `TrainData.node_optional`: how a visited stop counts (the kernels' codes for `StopRule.count`).
+COUNT_CODE = {OPTIONAL: 1, FIRST: 2}  # mandatory: 0
 
 
 def row_caps(spec: TrainSpec, field: str) -> np.ndarray:
@@ -37,7 +40,7 @@ class TrainData:
     train: Train
     node_kidx: np.ndarray  # int8: stop kind index, -1 if not a stop for this train
     node_cost: np.ndarray  # int64: visit units a counted stop uses
-    node_optional: np.ndarray  # bool: may be passed without counting
+    node_optional: np.ndarray  # int8: 0 mandatory, 1 optional, 2 optional and counted first
     node_block: np.ndarray  # int8: 0 free, 1 passable with a bypass, 2 never passed through
     node_can_end: np.ndarray  # bool
     node_end_class: np.ndarray  # int64: a route's two ends may not share a nonzero class
@@ -96,7 +99,7 @@ def lower_train(pos: Position, graph: TrackGraph, profile: Profile, train: Train
     n = graph.n_nodes
     kidx = np.full(n, -1, np.int8)
     cost = np.zeros(n, np.int64)
-    optional = np.zeros(n, np.bool_)
+    optional = np.zeros(n, np.int8)
     block = np.zeros(n, np.int8)
     can_end = np.zeros(n, np.bool_)
     end_class = np.zeros(n, np.int64)
@@ -121,21 +124,20 @@ def lower_train(pos: Position, graph: TrackGraph, profile: Profile, train: Train
                     hex_tags |= 1 << tag_bit[tag]
         for node in h.tile.nodes:
             i = graph.node_index[f"{h.id}-{node.index}"]
-            if profile.blocks(pos, train, h, node):
-                # Only a city full of other tokens may be bypassed; offboards never.
-                block[i] = 1 if node.kind in ("city", "pass") else 2
+            rule = profile.stop_rule(pos, train, h, node)
+            block[i] = rule.block
             if not node.is_stop:
                 continue
             kidx[i] = KIND_INDEX[node.kind]
-            cost[i] = profile.stop_cost(pos, train, h, node)
-            optional[i] = profile.is_optional(pos, train, h, node)
-            can_end[i] = profile.can_end(pos, train, h, node)
-            end_class[i] = profile.end_class(pos, train, h, node)
-            anchor[i] = profile.is_anchor(pos, train, h, node) if spec.requires_token else True
-            value[i] = profile.stop_value(pos, train, h, node)
-            subsidy[i] = profile.stop_subsidy(pos, train, h, node)
+            cost[i] = rule.cost
+            optional[i] = COUNT_CODE.get(rule.count, 0)
+            can_end[i] = rule.may_end
+            end_class[i] = rule.end_class
+            anchor[i] = rule.anchor if spec.requires_token else True
+            value[i] = rule.value
+            subsidy[i] = rule.subsidy
             tags[i] = hex_tags
-            for name, count in profile.stop_tallies(pos, train, h, node):
+            for name, count in rule.tallies:
                 stop_tallies.setdefault(i, []).append((name, count))
             for name in node.groups:
                 bit = group_ids.setdefault(name, len(group_ids))

@@ -7,10 +7,12 @@ living in ``hexrail/rules/``.
 import importlib
 import pkgutil
 
-from hexrail.rules.base import Bonus, CyclicRun, PlanRules, Profile, get_profile, profiles, register, ruled
+from hexrail.rules.base import (Bonus, CyclicRun, PlanRules, Profile, StopRule, get_profile, profiles,
+                                register, ruled)
 
 for _module in pkgutil.iter_modules(__path__):
     if _module.name != "base":
         importlib.import_module(f"{__name__}.{_module.name}")
 
-__all__ = ["Bonus", "CyclicRun", "PlanRules", "Profile", "get_profile", "profiles", "register", "ruled"]
+__all__ = ["Bonus", "CyclicRun", "PlanRules", "Profile", "StopRule", "get_profile", "profiles", "register",
+           "ruled"]

@@ -87,6 +87,44 @@ class CyclicRun:
         return tuple(self.cycle[(start + k) % len(self.cycle)] for k in range(count))
 
 
+# How a visited stop counts (`StopRule.count`).
+MANDATORY = "mandatory"  # counts whenever visited; the route is illegal if it does not fit
+OPTIONAL = "optional"  # may be passed without counting (halts, skippable towns)
+FIRST = "first"  # optional, but fills the train first: an optional stop counts only when every
+#                  `first` stop the route visits counts (1860's towns before halts)
+COUNT_MODES = (MANDATORY, OPTIONAL, FIRST)
+
+# How a node stops a train passing through it (`StopRule.block`).
+PASSABLE = 0
+BYPASS = 1  # passed through only by spending one of the round's bypasses (a full city)
+BLOCKS = 2  # never passed through (offboards): a route may only end there
+
+
+@dataclass(frozen=True, slots=True)
+class StopRule:
+    """What one node is to one train: the single record the compiler lowers to arrays and the
+    validator and the oracle read, each on their own (`Profile.stop_rule`).
+
+    ``value`` and ``subsidy`` are paid when the stop is counted and paid; ``count`` says whether
+    it must count (`MANDATORY`, `OPTIONAL`, `FIRST`); ``cost`` is the visit units it uses of the
+    train's rows; ``block`` whether a train may pass through (`PASSABLE`, `BYPASS`, `BLOCKS`);
+    ``may_end`` whether a route may start or end there; two ends of one nonzero ``end_class``
+    may not be joined by a route; ``tallies`` are named counts bounded per route by
+    `Profile.tally_limits`; ``anchor``: the stop counts as the company's station (the token a
+    route needs). Nodes that are not stops have only ``block`` and ``anchor``.
+    """
+
+    value: int = 0
+    subsidy: int = 0
+    count: str = MANDATORY
+    cost: int = 1
+    block: int = PASSABLE
+    may_end: bool = True
+    end_class: int = 0
+    tallies: tuple[tuple[str, int], ...] = ()
+    anchor: bool = False
+
+
 # How a train's routes join others end to end (`Profile.set_role`).
 SET_NONE = 0  # the route stands alone
 SET_PERMANENT = 1  # joins a set; several sets may exist
@@ -147,6 +185,27 @@ class Profile:
         return 0
 
     # -- stops, per train -----------------------------------------------------------------
+    def stop_rule(self, pos: Position, train: Train, hex_: Hex, node: Node) -> StopRule:
+        """What `node` is to `train` (`StopRule`). By default composed from the finer hooks
+        below; a profile may override this one instead."""
+        block = PASSABLE
+        if self.blocks(pos, train, hex_, node):
+            block = BYPASS if node.kind in ("city", "pass") else BLOCKS
+        anchor = self.is_anchor(pos, train, hex_, node)
+        if not node.is_stop:
+            return StopRule(block=block, may_end=False, anchor=anchor)
+        return StopRule(
+            value=self.stop_value(pos, train, hex_, node),
+            subsidy=self.stop_subsidy(pos, train, hex_, node),
+            count=OPTIONAL if self.is_optional(pos, train, hex_, node) else MANDATORY,
+            cost=self.stop_cost(pos, train, hex_, node),
+            block=block,
+            may_end=self.can_end(pos, train, hex_, node),
+            end_class=self.end_class(pos, train, hex_, node),
+            tallies=tuple(self.stop_tallies(pos, train, hex_, node)),
+            anchor=anchor,
+        )
+
     def stop_value(self, pos: Position, train: Train, hex_: Hex, node: Node) -> int:
         """What `node` pays `train` if counted (before route bonuses)."""
         ref = f"{hex_.id}-{node.index}"

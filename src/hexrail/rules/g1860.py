@@ -5,8 +5,9 @@ The rules are ROUTE_RULES.md §4; this module states them as the profile hooks s
 **Trains.** An N+M train counts every city and offboard it visits (at most N) and may count towns
 and halts in an allowance of M plus whatever of N the cities left unused. As rows, whose Hall
 capacities the search checks: ``[{town, halt}: M] + [{city, offboard, town, halt}: N]``. Towns may
-be passed without counting (optional stops) unless towns may not be skipped (``no_skip_towns``,
-``use_all_towns``, ``original_game`` or nationalization), when each town passed counts.
+be passed without counting (optional stops) unless towns may not be skipped (``no_skip_towns``
+or ``original_game``), when each town passed counts; under nationalization the best towns fill
+the allowance before any halt (`Game1860.town_count`).
 
 **Halts** pay no revenue; each counted halt pays ``halt_subsidy`` (10) to the treasury; a route
 never starts or ends at one. The search decides how many halts each train counts, for the
@@ -21,8 +22,10 @@ no route leaves a hex and comes back (unless ``re_enter_hexes``).
 ``Position.rules.options``, filled from ``optional_rules``):
 
 - ``ignore_halts``: halts count for nothing (no subsidy); they still may not end a route.
-- ``nationalization``: trains run as N trains (towns share only the unused city allowance) and
-  every town passed counts.
+- ``nationalization``: trains run as N trains: towns and halts share only the unused city
+  allowance; the best towns fill it, towns beyond it are passed without pay, and a halt counts
+  only in allowance the towns passed leave free (18xx.games ``use_all_towns``; with
+  ``no_skip_towns`` every town passed must fit and counts).
 - ``insolvent``: the company runs a train leased from the bank (also recognised by a train whose
   ``train_info`` owner is not the company). It counts every stop within N (no town allowance),
   earns 40 + 20 per stop counted and no halt subsidy. With ``original_insolvency`` it runs as an
@@ -48,7 +51,7 @@ from hexrail.model.frozen import FrozenMap
 from hexrail.model.position import Hex, Position, Train
 from hexrail.model.tile import Node
 from hexrail.model.trains import ALL_KINDS, UNLIMITED, Row, TrainSpec, parse_spec
-from hexrail.rules.base import Bonus, PlanRules, Profile, register
+from hexrail.rules.base import FIRST, MANDATORY, OPTIONAL, Bonus, PlanRules, Profile, StopRule, register
 
 TOWN_KINDS = frozenset({"town", "halt"})
 CITY_KINDS = frozenset({"city", "offboard"})
@@ -148,10 +151,16 @@ class Game1860(Profile):
                                "implemented", where=f"train {train.id}")
         return "original" if self.flag(pos, "original_insolvency") else "new"
 
-    def towns_count(self, pos: Position) -> bool:
-        """Must every town a route passes count?"""
-        return (self.flag(pos, "no_skip_towns") or self.flag(pos, "use_all_towns")
-                or self.flag(pos, "nationalization"))
+    def town_count(self, pos: Position) -> str:
+        """How a town passed counts: `MANDATORY` when towns may not be skipped (the route is
+        illegal if they do not fit); `FIRST` under nationalization (the 18xx.games
+        ``use_all_towns``): the best towns fill the allowance before any halt and the rest are
+        passed unpaid; else `OPTIONAL`, chosen freely with the halts."""
+        if self.flag(pos, "no_skip_towns"):
+            return MANDATORY
+        if self.flag(pos, "nationalization") or self.flag(pos, "use_all_towns"):
+            return FIRST
+        return OPTIONAL
 
     def halts_count(self, pos: Position) -> bool:
         """Do halts count at all (not after the Southern forms)?"""
@@ -175,16 +184,21 @@ class Game1860(Profile):
         return replace(train.spec, rows=rows_1860(n, m))
 
     # -- stops ----------------------------------------------------------------------------
-    def stop_value(self, pos: Position, train: Train, hex_: Hex, node: Node) -> int:
+    def stop_rule(self, pos: Position, train: Train, hex_: Hex, node: Node) -> StopRule:
+        """Halts pay only their subsidy and end no route; towns count as `town_count` says; a
+        leased train (new rules) earns 20 a stop, halts included, and no subsidy."""
+        rule = super().stop_rule(pos, train, hex_, node)
+        if not node.is_stop:
+            return rule
         lease = self.lease_rules(pos, train)
+        value, subsidy = rule.value, 0
         if node.kind == "halt":
-            if lease == "new" and self.halts_count(pos):
-                return LEASE_PER_STOP
-            return 0
-        if lease == "new":
-            return LEASE_PER_STOP
-        value = super().stop_value(pos, train, hex_, node)
-        if lease == "original":
+            value = LEASE_PER_STOP if lease == "new" and self.halts_count(pos) else 0
+            if lease != "new" and self.halts_count(pos):
+                subsidy = int(pos.state.get("halt_subsidy", HALT_SUBSIDY))
+        elif lease == "new":
+            value = LEASE_PER_STOP
+        elif lease == "original":
             if value % 2:
                 # Half a route's total is the sum of half of each stop only for even values
                 # (every 1860 value is a multiple of 10). ROUTE_RULES rounds an odd total up,
@@ -193,24 +207,8 @@ class Game1860(Profile):
                                    f"revenue; stop value {value} is odd, which per-stop values "
                                    "cannot halve exactly", where=f"hex {hex_.id} node {node.index}")
             value //= 2
-        return value
-
-    def stop_subsidy(self, pos: Position, train: Train, hex_: Hex, node: Node) -> int:
-        if node.kind != "halt" or not self.halts_count(pos):
-            return 0
-        if self.lease_rules(pos, train) == "new":
-            return 0
-        return int(pos.state.get("halt_subsidy", HALT_SUBSIDY))
-
-    def is_optional(self, pos: Position, train: Train, hex_: Hex, node: Node) -> bool:
-        if node.kind == "halt":
-            return True
-        if node.kind == "town":
-            return not self.towns_count(pos)
-        return False
-
-    def can_end(self, pos: Position, train: Train, hex_: Hex, node: Node) -> bool:
-        return node.is_stop and node.kind != "halt"
+        count = {"halt": OPTIONAL, "town": self.town_count(pos)}.get(node.kind, MANDATORY)
+        return replace(rule, value=value, subsidy=subsidy, count=count, may_end=node.kind != "halt")
 
     # -- routes and plans -----------------------------------------------------------------
     def reentry_forbidden(self, pos: Position, hex_: Hex) -> bool:

@@ -54,6 +54,19 @@ def _add(tot, k, amount):
             tot[s] += amount
 
 
+# `node_optional` codes: how a visited stop counts (`hexrail.graph.trains.COUNT_CODE`).
+MANDATORY = 0
+OPTIONAL = 1  # may be passed without counting
+FIRST = 2  # optional, counted before any OPTIONAL stop, which counts only if every FIRST one does
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _worth_counting(node_optional, node_weight, s):
+    """Does stop s count whenever there is room: mandatory, FIRST (it makes room for nothing
+    else when left out), or optional and worth something."""
+    return node_optional[s] != OPTIONAL or node_weight[s] > 0
+
+
 @njit(cache=True, nogil=True)
 def select_paid(stops, n, node_kidx, node_cost, node_optional, node_weight, node_value,
                 visit_cnt, visit_cap, pay_cap, paid, order, vis, pay):
@@ -63,11 +76,18 @@ def select_paid(stops, n, node_kidx, node_cost, node_optional, node_weight, node
     something and fits the visit rows too. Greedy by weight over the Hall condition of the rows:
     exact, because paid stops form a transversal matroid over the rows. The rows' load is
     kept per kind-subset, so a stop's check touches only the subsets holding its kind.
+
+    FIRST stops (1860's towns under nationalization) are counted, best first, before any
+    OPTIONAL stop, even when worth nothing; OPTIONAL stops are tried only if every FIRST stop
+    fitted. Exact for rows that pay every stop they count (the rows FIRST stops are for).
     `order`, `vis` and `pay` are work arrays (at least n and 16 long): the caller's, so that a
     call allocates nothing.
     """
+    has_first = False
     for i in range(n):
         order[i] = i
+        if node_optional[stops[i]] == FIRST:
+            has_first = True
     # insertion sort by weight, descending; mandatory before optional on ties
     for i in range(1, n):
         j = i
@@ -92,20 +112,28 @@ def select_paid(stops, n, node_kidx, node_cost, node_optional, node_weight, node
             _add(vis, k, visit_cnt[k])
     for i in range(n):
         paid[i] = False
-    for oi in range(n):
-        i = order[oi]
-        s = stops[i]
-        k = node_kidx[s]
-        if node_optional[s]:
-            if node_weight[s] <= 0:
+    first_left_out = False
+    # Without FIRST stops one pass; with them, mandatory and FIRST stops, then OPTIONAL ones.
+    for phase in range(2 if has_first else 1):
+        for oi in range(n):
+            i = order[oi]
+            s = stops[i]
+            k = node_kidx[s]
+            mode = node_optional[s]
+            if has_first and (phase == 0) == (mode == OPTIONAL):
                 continue
-            if _fits(vis, visit_cap, k, node_cost[s]) and _fits(pay, pay_cap, k, 1):
+            if mode == OPTIONAL and (node_weight[s] <= 0 or first_left_out):
+                continue
+            if mode == MANDATORY:
+                if _fits(pay, pay_cap, k, 1):
+                    _add(pay, k, 1)
+                    paid[i] = True
+            elif _fits(vis, visit_cap, k, node_cost[s]) and _fits(pay, pay_cap, k, 1):
                 _add(vis, k, node_cost[s])
                 _add(pay, k, 1)
                 paid[i] = True
-        elif _fits(pay, pay_cap, k, 1):
-            _add(pay, k, 1)
-            paid[i] = True
+            elif mode == FIRST:
+                first_left_out = True
 
 
 TALLY = 109  # length of the walk's tally array (see `_tally`)
@@ -134,12 +162,12 @@ def _tally(tally, s, sign, node_kidx, node_cost, node_optional, node_value, node
 
     - ``tally[8:72]``: the visited stops per bonus tag;
     - ``[72:75]``: revenue, subsidy and objective weight of the stops worth counting
-      (mandatory stops, and optional ones worth something);
+      (`_worth_counting`);
     - ``[75:91]`` and ``[91:107]``: their load on the pay rows and their visit cost on the
       visit rows, per kind-subset (the Hall sums); ``[107]`` and ``[108]``: how many subsets
       are over their cap. Both 0: every stop worth counting is counted and paid.
     """
-    if not node_optional[s] or node_weight[s] > 0:
+    if _worth_counting(node_optional, node_weight, s):
         k = node_kidx[s]
         tally[72] += sign * node_value[s]
         tally[73] += sign * node_subsidy[s]
@@ -519,7 +547,7 @@ def enumerate_anchor(
         if all_fit:
             for i in range(m):
                 si = stops[i]
-                paid[i] = not node_optional[si] or node_weight[si] > 0
+                paid[i] = _worth_counting(node_optional, node_weight, si)
             rev = tally[72]
             sub = tally[73]
             worth = tally[74]

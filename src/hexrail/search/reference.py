@@ -78,7 +78,8 @@ from hexrail.model.position import Hex, Position, Train
 from hexrail.model.tile import Node, Path
 from hexrail.model.trains import UNLIMITED
 from hexrail.rules import ruled
-from hexrail.rules.base import SET_NONE, SET_TEMPORARY, PlanRules, Profile
+from hexrail.rules.base import (BYPASS, FIRST, MANDATORY, OPTIONAL, PASSABLE, SET_NONE, SET_TEMPORARY,
+                                PlanRules, Profile)
 from hexrail.validate import build_sets, set_ends
 
 OBJECTIVES = ("income", "revenue")
@@ -209,26 +210,22 @@ class _Board:
                         self.at_side.setdefault((h.id, end.edge, end.lane), []).append(((h.id, k), end_no))
                     else:
                         self.at_node.setdefault((h.id, end.node), []).append(((h.id, k), end_no))
-        # The hooks, asked once per node.
+        # The profile's record of each node for this train, asked once per node.
+        rule = {key: profile.stop_rule(pos, train, self.hex[key[0]], n) for key, n in self.node.items()}
+        self.rule = rule
         self.is_stop = {key: n.is_stop for key, n in self.node.items()}
-        self.blocks = {key: profile.blocks(pos, train, self.hex[key[0]], n) for key, n in self.node.items()}
-        self.can_end = {key: n.is_stop and profile.can_end(pos, train, self.hex[key[0]], n)
-                        for key, n in self.node.items()}
-        self.end_class = {key: profile.end_class(pos, train, self.hex[key[0]], n)
-                          for key, n in self.node.items()}
-        self.anchor = {key: profile.is_anchor(pos, train, self.hex[key[0]], n)
-                       for key, n in self.node.items()}
-        self.optional = {key: profile.is_optional(pos, train, self.hex[key[0]], n)
-                         for key, n in self.node.items() if n.is_stop}
-        self.value = {key: profile.stop_value(pos, train, self.hex[key[0]], n)
-                      for key, n in self.node.items() if n.is_stop}
-        self.cost = {key: profile.stop_cost(pos, train, self.hex[key[0]], n)
-                     for key, n in self.node.items() if n.is_stop}
-        self.tallies = {key: profile.stop_tallies(pos, train, self.hex[key[0]], n)
-                        for key, n in self.node.items() if n.is_stop}
+        self.blocks = {key: rule[key].block != PASSABLE for key in self.node}
+        self.can_end = {key: n.is_stop and rule[key].may_end for key, n in self.node.items()}
+        self.end_class = {key: rule[key].end_class for key in self.node}
+        self.anchor = {key: rule[key].anchor for key in self.node}
+        stops = [key for key, n in self.node.items() if n.is_stop]
+        self.count = {key: rule[key].count for key in stops}
+        self.optional = {key: rule[key].count != MANDATORY for key in stops}
+        self.value = {key: rule[key].value for key in stops}
+        self.cost = {key: rule[key].cost for key in stops}
+        self.tallies = {key: rule[key].tallies for key in stops}
+        self.subsidy = {key: rule[key].subsidy for key in stops}
         self.tally_limits = profile.tally_limits(pos, train)
-        self.subsidy = {key: profile.stop_subsidy(pos, train, self.hex[key[0]], n)
-                        for key, n in self.node.items() if n.is_stop}
         self.no_reentry = {h.id for h in pos.hexes if profile.reentry_forbidden(pos, h)}
         self.tags = {h.id: tuple(profile.hex_tags(pos, train, h)) for h in pos.hexes}
         self.bonuses = profile.bonuses(pos, train)
@@ -236,7 +233,7 @@ class _Board:
 
     def soft_block(self, key: NodeKey) -> bool:
         """Blocked, but a bypass lets a train through (a city or pass full of other tokens)."""
-        return self.node[key].kind in ("city", "pass")
+        return self.rule[key].block == BYPASS
 
 
 @dataclass
@@ -579,6 +576,9 @@ def _choose_pay(board: _Board, stops: list[NodeKey] | tuple[NodeKey, ...],
     best = None  # (objective value, revenue, subsidy, counted, paid)
     for mask in range(1 << len(optional)):
         counted = mandatory + [s for j, s in enumerate(optional) if (mask >> j) & 1]
+        if any(board.count[s] == FIRST and s not in counted for s in optional) and any(
+                board.count[s] == OPTIONAL and s in counted for s in optional):
+            continue  # an optional stop counts only when every FIRST stop visited counts
         options = [[r for r, row in enumerate(rows) if board.node[s].kind in row.kinds] for s in counted]
         for assign in product(*options):
             used = [0] * len(rows)
