@@ -60,3 +60,17 @@ def test_validate_reports_broken_routes(tmp_path):
 def test_missing_position_file():
     proc = run("solve", "no-such-file.json", ok=False)
     assert proc.returncode == 2 and "no-such-file.json" in proc.stderr
+
+
+def test_docs_state_every_profile():
+    """docs/rules.md has a section for every shipped rules profile."""
+    from pathlib import Path
+
+    import hexrail.rules.base as base
+    from hexrail.rules import profiles
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "rules.md").read_text(encoding="utf-8")
+    shipped = [name for name, cls in profiles().items() if cls.__module__.startswith("hexrail.rules")]
+    assert base.Profile.name in shipped and len(shipped) >= 6
+    for name in shipped:
+        assert f"\n## {name}" in text, name

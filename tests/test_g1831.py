@@ -1,4 +1,4 @@
-"""The 1831 rules profile (ROUTE_RULES.md §7), rule by rule on hand-made boards.
+"""The 1831 rules profile (docs/rules.md (1831)), rule by rule on hand-made boards.
 
 Each board pins one rule to revenue numbers; every plan must be proven optimal, legal to the
 independent validator (which recomputes its revenue) and equal to the brute-force oracle's

@@ -1,4 +1,4 @@
-"""The 1860 rules profile (ROUTE_RULES.md §4), rule by rule, then on real 18xx.games positions.
+"""The 1860 rules profile (docs/rules.md (1860)), rule by rule, then on real 18xx.games positions.
 
 Each hand-made board pins one rule to revenue numbers. Plans are re-scored by the independent
 validator; where the brute-force oracle supports the rule it must agree. The oracle handles
@@ -246,7 +246,7 @@ def test_ignored_halts_earn_nothing_but_still_may_not_end_a_route():
 
 def test_equal_income_prefers_revenue_over_subsidy():
     # A 2+1 with one town/halt allowance left: the halt (subsidy 10) or the town (revenue 10).
-    # Income is 60 either way; ROUTE_RULES §1 breaks the tie by revenue. The halt comes first
+    # Income is 60 either way; docs/rules.md (generic) breaks the tie by revenue. The halt comes first
     # on the route, and the kernel keeps route order among equal weights.
     doc = line([city(20), HALT, town(10), city(30)], ["2+1"])
     plan = hexrail.solve(doc)

@@ -1,4 +1,4 @@
-"""The 1862 rules profile (ROUTE_RULES.md §5), rule by rule, through the solver.
+"""The 1862 rules profile (docs/rules.md (1862)), rule by rule, through the solver.
 
 Every board here is a column of hexes A1, A3, ... (flat layout: A1 and A7 are three hexes
 apart); the company X has its token and home in A1 unless stated. Each case states the optimum

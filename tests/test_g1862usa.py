@@ -1,4 +1,4 @@
-"""The 1862USA rules profile (ROUTE_RULES.md §6), rule by rule on hand-made boards.
+"""The 1862USA rules profile (docs/rules.md (1862USA)), rule by rule on hand-made boards.
 
 Each board pins one rule to revenue numbers; every plan must be proven optimal, legal to the
 independent validator (which recomputes its revenue, bonus routes included) and equal to the

@@ -1,4 +1,4 @@
-"""The 18SJ rules profile (ROUTE_RULES.md §3), rule by rule, then on real 18xx.games positions.
+"""The 18SJ rules profile (docs/rules.md (18SJ)), rule by rule, then on real 18xx.games positions.
 
 Every hand-made board is solved, checked against the brute-force oracle and re-scored by the
 independent validator. Boards are strings of hexes joined by explicit neighbours (`board`), so

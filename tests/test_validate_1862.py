@@ -1,4 +1,4 @@
-"""1862's plan-level rules in the validator and the brute-force oracle (ROUTE_RULES.md §5).
+"""1862's plan-level rules in the validator and the brute-force oracle (docs/rules.md (1862)).
 
 Every location pays once across the company's routes (x/y trains choose their paid stops with
 the others), local trains earn £10 per hex no earlier local route covered, freight routes joined

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -17,7 +18,8 @@ from hexrail.graph.trains import TrainData, lower_train, name_bonuses
 from hexrail.io.native import load_position
 from hexrail.model.position import Position
 from hexrail.plan import Plan, RoutePlan, RouteSet
-from hexrail.rules import PlanRules, Profile, ruled
+from hexrail.rules import ruled
+from hexrail.stage import OBJECTIVES, TIE_SCALE, Prepared, home_nodes, resources
 from hexrail.search.routes import (
     Candidates,
     enumerate_routes,
@@ -27,51 +29,10 @@ from hexrail.search.routes import (
     with_tally_limits,
 )
 
-OBJECTIVES = ("income", "revenue")
-TIE_SCALE = 1 << 24  # income * TIE_SCALE + revenue orders plans by income, then revenue
-
 
 @lru_cache(maxsize=16)
 def cached_track(pos: Position, gauge: str) -> TrackGraph:
     return compile_track(pos, gauge, extra_resources=1)
-
-
-@dataclass(frozen=True, eq=False)
-class Prepared:
-    """Everything up to the combiner: per train its lowered arrays and candidate routes."""
-
-    position: Position
-    profile: Profile
-    rules: PlanRules
-    graphs: dict[str, TrackGraph]
-    trains: list[TrainData]
-    candidates: list[Candidates]
-    groups: list[int]  # equal for trains whose candidates are the same
-    objective: str
-    timings: dict
-    hex_subsidy: list[int]  # per train: subsidy per hex its route covers (paid once per hex)
-    set_role: list[int]  # per train: how its route joins sets (rules.base SET_*)
-    # The candidates are only the routes that can be in a plan worth at least `floor` (to the
-    # objective); None: every route.
-    floor: int | None = None
-
-    @property
-    def span_names(self) -> list[str]:
-        """The span bonuses of all trains by name: each pays once per round (a claim bit)."""
-        return sorted({b.name for td in self.trains for b in td.span_bonuses})
-
-    def graph_of(self, t: int) -> TrackGraph:
-        return self.graphs[self.trains[t].train.spec.track]
-
-    @property
-    def coupled(self) -> bool:
-        """Do the routes' earnings depend on each other (beyond sharing no track)?"""
-        return (self.rules.stops_pay_once or self.rules.max_bypass > 1 or any(self.hex_subsidy)
-                or any(self.set_role))
-
-    @property
-    def complete(self) -> bool:
-        return all(c.complete for c in self.candidates)
 
 
 def prepare(position: Any, *, objective: str = "income", deadline: float | None = None,
@@ -173,51 +134,35 @@ def _routes_of(graph: TrackGraph, td: TrainData, deadline: float | None, objecti
     return with_span_bonuses(graph, td, cands, objective)
 
 
-def _resources(prep: Prepared, t: int) -> np.ndarray:
-    """The bits train t's candidates must not share with another train's choice."""
-    cands = prep.candidates[t]
-    graph = prep.graph_of(t)
-    res = cands.res.copy() if not prep.rules.share_track else np.zeros_like(cands.res)
-    if prep.rules.max_bypass == 1:
-        # the round's one bypass is a resource: a claim bit after the track bits
-        bit = graph.n_resources
-        res[cands.bypass > 0, bit >> 6] |= np.uint64(1) << np.uint64(bit & 63)
-    spans = prep.trains[t].span_bonuses
-    if spans and cands.span is not None:
-        # each span bonus pays once per round: a claim bit after the bypass bit
-        names = prep.span_names
-        bits = [graph.n_resources + 1 + names.index(b.name) for b in spans]
-        words = max(bits) // 64 + 1
-        if words > res.shape[1]:
-            res = np.concatenate([res, np.zeros((len(res), words - res.shape[1]), np.uint64)], axis=1)
-        for k, bit in enumerate(bits):
-            res[cands.span[:, k] > 0, bit >> 6] |= np.uint64(1) << np.uint64(bit & 63)
-    return res
+def _pays_once(prep: Prepared) -> bool:
+    from hexrail.combine.payonce import payonce_applies
+
+    return prep.coupled and payonce_applies(prep)
 
 
-def choose(prep: Prepared, *, deadline: float | None = None) -> Selection:
-    """Pick one candidate per train, exactly, with the combiner the plan rules need.
+def _pay_once(prep: Prepared, *, deadline: float | None = None) -> Selection:
+    """Stops paying once, hex subsidies and freight sets on shared track: the pay-once search."""
+    from hexrail.combine.payonce import combine_payonce
 
-    Disjoint track, a single bypass per round, the home route and intersecting routes are
-    branch and bound (the last two checked on complete choices); stops that pay once across
-    routes and larger bypass budgets need the CP-SAT model.
-    """
-    if prep.coupled:
-        if prep.span_names:
-            raise HexrailError("span bonuses (paid once per round) are not supported together "
-                               "with coupled routes", where="rules.profile")
-        from hexrail.combine.payonce import combine_payonce, payonce_applies
+    return combine_payonce(prep, deadline=deadline)
 
-        if payonce_applies(prep):
-            return combine_payonce(prep, deadline=deadline)
-        from hexrail.combine.cpsat import combine_coupled
 
-        return combine_coupled(prep, deadline=deadline)
-    # Equal incomes go to more revenue (ROUTE_RULES §1): revenue rides in the low bits.
+def _cp_sat(prep: Prepared, *, deadline: float | None = None) -> Selection:
+    """Any other coupling of the routes' earnings: the CP-SAT model."""
+    from hexrail.combine.cpsat import combine_coupled
+
+    return combine_coupled(prep, deadline=deadline)
+
+
+def _additive(prep: Prepared, *, deadline: float | None = None) -> Selection:
+    """A plan worth the sum of its routes: branch and bound over routes sharing no resource
+    (track, the round's bypass, span-bonus claims), with the home route and intersecting
+    routes checked on complete choices."""
+    # Equal incomes go to more revenue (docs/rules.md (generic)): revenue rides in the low bits.
     scale = TIE_SCALE if prep.objective == "income" else 1
     values = [c.value(prep.objective) * scale + (c.revenue if scale > 1 else 0)
               for c in prep.candidates]
-    res = [_resources(prep, t) for t in range(len(prep.trains))]
+    res = [resources(prep, t) for t in range(len(prep.trains))]
     # Most routes are worth too little to be in a plan as good as a quick greedy one: search
     # only those that can be (`worth_keeping`). Should the best plan among them fall short of
     # that floor (the greedy plan broke a plan rule), that plan is a floor that holds, and a
@@ -233,6 +178,24 @@ def choose(prep: Prepared, *, deadline: float | None = None) -> Selection:
     return replace(sel, value=sel.value // scale, upper_bound=upper // scale)
 
 
+# The combiners, tried in order: the first that applies chooses the plan.
+COMBINERS: tuple[tuple[Callable[[Prepared], bool], Callable[..., Selection]], ...] = (
+    (_pays_once, _pay_once),
+    (lambda prep: prep.coupled, _cp_sat),
+    (lambda prep: True, _additive),
+)
+
+
+def choose(prep: Prepared, *, deadline: float | None = None) -> Selection:
+    """Pick one candidate per train, exactly, with the first combiner of `COMBINERS` that
+    applies to the plan rules."""
+    if prep.coupled and prep.span_names:
+        raise HexrailError("span bonuses (paid once per round) are not supported together "
+                           "with coupled routes", where="rules.profile")
+    run = next(run for applies, run in COMBINERS if applies(prep))
+    return run(prep, deadline=deadline)
+
+
 def _choose_disjoint(prep: Prepared, values: list[np.ndarray], res: list[np.ndarray],
                      counts: list[int], deadline: float | None) -> Selection:
     """The best plan from the first `counts[t]` candidates of each train t (sorted best first)
@@ -242,8 +205,6 @@ def _choose_disjoint(prep: Prepared, values: list[np.ndarray], res: list[np.ndar
              for t in range(len(prep.trains))] if rules.home_route or rules.intersect else None
     home = None
     if rules.home_route:
-        from hexrail.combine.cpsat import home_nodes
-
         home = []
         for t, bits in enumerate(stops):
             mask = np.zeros(bits.shape[1], np.uint64)

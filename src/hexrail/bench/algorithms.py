@@ -103,7 +103,8 @@ def solve_cpsat(position: Position, time_limit: float | None) -> Plan:
 
 def solve_greedy(position: Position, time_limit: float | None) -> Plan:
     """Each train in turn (in the position's order) takes its best route on the free track."""
-    from hexrail.solve import _resources, prepare
+    from hexrail.solve import prepare
+    from hexrail.stage import resources
 
     start = time.perf_counter()
     deadline = None if time_limit is None else start + time_limit
@@ -112,7 +113,7 @@ def solve_greedy(position: Position, time_limit: float | None) -> Plan:
     used = np.zeros(words, np.uint64)
     choice = []
     for t in range(len(prep.trains)):
-        res = _resources(prep, t)
+        res = resources(prep, t)
         if len(res) == 0:
             choice.append(-1)
             continue

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 from ortools.sat.python import cp_model
@@ -18,15 +18,8 @@ from ortools.sat.python import cp_model
 from hexrail.combine import _kernels as K
 from hexrail.combine.bnb import Selection
 from hexrail.errors import HexrailError
+from hexrail.stage import Prepared, home_nodes
 
-if TYPE_CHECKING:
-    from hexrail.solve import Prepared
-
-
-def home_nodes(prep: Prepared, t: int) -> set[int]:
-    """Node ids of the operating company's home station (`Position.home_stops`)."""
-    graph = prep.graph_of(t)
-    return {graph.node_index[ref] for ref in prep.position.home_stops() if ref in graph.node_index}
 
 def _bits(res: np.ndarray) -> list[np.ndarray]:
     """For each candidate, the indices of its set resource bits."""
@@ -166,7 +159,7 @@ def combine_coupled(prep: Prepared, *, deadline: float | None = None, workers: i
             revenue_terms.append(int(cands[t].revenue[i]) * var)
             subsidy_terms.append(int(cands[t].subsidy[i]) * var)
 
-    # Income ranks plans by revenue + subsidy, then by revenue (ROUTE_RULES §1).
+    # Income ranks plans by revenue + subsidy, then by revenue (docs/rules.md (generic)).
     scale = _revenue_ceiling(prep, routes) + 1 if income else 1
     if income:
         model.maximize(scale * (sum(revenue_terms) + sum(subsidy_terms)) + sum(revenue_terms))

@@ -46,24 +46,21 @@ import time
 from collections import deque
 from dataclasses import dataclass
 from itertools import chain, combinations, permutations, product
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from hexrail.combine import _kernels as K
 from hexrail.combine import _payonce_kernels as KP
 from hexrail.combine.bnb import Selection
-from hexrail.combine.cpsat import _routes, home_nodes, locations
+from hexrail.combine.cpsat import _routes, locations
 from hexrail.combine.sets import build_sets, set_ends, sets_legal
 from hexrail.graph.track import KIND_CODES
 from hexrail.graph.trains import NO_LIMIT
 from hexrail.rules.base import SET_TEMPORARY
+from hexrail.stage import Prepared, home_nodes
 
 _OFFBOARD = KIND_CODES["offboard"]
 _PAUSE_EVERY = 256  # kernel nodes between looks at the deadline (as `_dfs` looks)
-
-if TYPE_CHECKING:
-    from hexrail.solve import Prepared
 
 
 @dataclass

@@ -2,7 +2,7 @@
 
 A spec is a tuple of `Row`s. A route may *visit* up to ``row.visit`` stops of the row's kinds and
 is *paid* for the best ``row.pay`` of them; a stop may use any row that lists its kind (the
-assignment of stops to rows is chosen in the route's favour). Shorthands (ROUTE_RULES.md §1):
+assignment of stops to rows is chosen in the route's favour). Shorthands (docs/rules.md (generic)):
 
 ========  ==========================================================
 ``N``     visit N stops of any kind, all pay

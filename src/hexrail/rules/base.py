@@ -143,7 +143,7 @@ class PlanRules:
 
 
 class Profile:
-    """The generic profile (ROUTE_RULES.md §1); games subclass it and override hooks."""
+    """The generic profile (docs/rules.md (generic)); games subclass it and override hooks."""
 
     name: ClassVar[str] = "generic"
     description: ClassVar[str] = "Generic 18xx routes (1830 family): N, N+M, D, x/y, NE, NH trains"

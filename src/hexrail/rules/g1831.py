@@ -1,6 +1,6 @@
 """1831: typed tokens (stations and rail yards), S, YD and MX trains, runs from token to token.
 
-The rules are ROUTE_RULES.md §7 (from the rule book, sections 5.2.7 and 5.6); this module
+The rules are docs/rules.md (1831), from the rule book (sections 5.2.7 and 5.6); this module
 states them as the profile hooks see them.
 
 **Tokens.** City sites are typed, station (round) or rail yard (square), and a token is of its
@@ -92,7 +92,7 @@ def token_values(pos: Position) -> dict[str, int]:
 
 @register
 class Game1831(Profile):
-    """1831 routes, ROUTE_RULES.md §7."""
+    """1831 routes, docs/rules.md (1831)."""
 
     name: ClassVar[str] = "1831"
     description: ClassVar[str] = ("1831: stations and rail yards, N-S, N-YD and N-MX trains running "

@@ -1,6 +1,6 @@
 """1860 (Isle of Wight): N+M trains, halts paid as subsidies, one bypass per round.
 
-The rules are ROUTE_RULES.md §4; this module states them as the profile hooks see them.
+The rules, as docs/rules.md states them, seen through the profile hooks.
 
 **Trains.** An N+M train counts every city and offboard it visits (at most N) and may count towns
 and halts in an allowance of M plus whatever of N the cities left unused. As rows, whose Hall
@@ -109,7 +109,7 @@ def train_size(spec: TrainSpec, where: str = "train") -> tuple[int, int]:
 
 @register
 class Game1860(Profile):
-    """1860 (Isle of Wight), ROUTE_RULES.md §4."""
+    """1860 (Isle of Wight), docs/rules.md (1860)."""
 
     name = "1860"
     description = ("1860 Isle of Wight: N+M trains sharing the city allowance, optional towns, "
@@ -201,7 +201,7 @@ class Game1860(Profile):
         elif lease == "original":
             if value % 2:
                 # Half a route's total is the sum of half of each stop only for even values
-                # (every 1860 value is a multiple of 10). ROUTE_RULES rounds an odd total up,
+                # (every 1860 value is a multiple of 10). the rule book rounds an odd total up,
                 # 18xx.games (integer division) down; per-stop values can express neither.
                 raise HexrailError(f"a leased train (original insolvency) pays half a route's "
                                    f"revenue; stop value {value} is odd, which per-stop values "

@@ -1,4 +1,4 @@
-"""1862: Railway Mania in the Eastern Counties (ROUTE_RULES.md §5).
+"""1862: Railway Mania in the Eastern Counties (docs/rules.md (1862)).
 
 Every train card runs as one of three variants, named by its last letter (stars, which mark
 trains that rust late, are ignored):
@@ -88,7 +88,7 @@ def parse_name(name: str) -> tuple[str, int, int] | None:
 
 @register
 class Game1862(Profile):
-    """1862 Eastern Counties, ROUTE_RULES.md §5."""
+    """1862 Eastern Counties, docs/rules.md (1862)."""
 
     name = "1862"
     description = ("1862 Eastern Counties: express, local and freight trains, shared track, "

@@ -1,6 +1,6 @@
 """1862 USA & Canada (Ohley): N and E trains, one tile once, bonus routes, Salt Lake City.
 
-The rules are ROUTE_RULES.md §6; this module states them as the profile hooks see them.
+The rules, as docs/rules.md states them, seen through the profile hooks.
 
 **Trains.** ``2`` … ``8`` and ``10`` count every stop they pass (a train may pass no more stops
 than its number); ``5E``, ``6E``, ``8E`` and ``10E`` visit any number of stops and are paid for the
@@ -65,7 +65,7 @@ SALT_LAKE_PLUS = 20
 
 @register
 class Game1862USA(Profile):
-    """1862 USA & Canada routes, ROUTE_RULES.md §6."""
+    """1862 USA & Canada routes, docs/rules.md (1862USA)."""
 
     name: ClassVar[str] = "1862USA"
     description: ClassVar[str] = ("1862 USA & Canada: N and NE trains, one tile once except "

@@ -1,4 +1,4 @@
-"""18SJ: Railways in the Frozen North (ROUTE_RULES.md §3).
+"""18SJ: Railways in the Frozen North (docs/rules.md (18SJ)).
 
 Trains 2-6 count every stop; D and E run any distance. An **E** train is paid double at every
 stop in a hex where the company has a token (bonuses are not doubled), and nationalization

@@ -2,7 +2,7 @@
 
 `reference_solve` answers the same question as `hexrail.solve` on small boards, written
 independently of the fast path (no track graph, no chains, no numba, no combiner): it reads the
-`Position` and asks the rules profile's hooks directly, exactly as ROUTE_RULES.md §1 states
+`Position` and asks the rules profile's hooks directly, exactly as docs/rules.md (generic) states
 the rules.
 
 1. **Routes.** For each train, a depth-first walk over *tile paths* from every stop a route may
@@ -25,7 +25,7 @@ the rules.
    (from every visited stop's hex tags) are added to the revenue.
 3. **Plan.** Every assignment of one route (or none) per train with no shared path or hexside
    lane (unless the plan rules share track), no more bypasses than they allow, and, if they say
-   so, a route through the home and routes that meet at stops (ROUTE_RULES §2); the best total
+   so, a route through the home and routes that meet at stops (docs/rules.md (generic)); the best total
    wins (ties to more revenue). A train the profile bars (`Profile.may_run`) has no routes.
    The search prunes with ``value so far + best route of each remaining train`` (a valid bound)
    and nothing else.
@@ -658,7 +658,7 @@ def _home_nodes(pos: Position) -> frozenset[str]:
 
 
 def _plan_ok(routes: list[ReferenceRoute], home: frozenset[str] | None, intersect: bool) -> bool:
-    """The rules that couple routes (ROUTE_RULES §2): with `home` (node refs), one route passes
+    """The rules that couple routes (docs/rules.md (generic)): with `home` (node refs), one route passes
     through or stops at the home token; with `intersect`, the routes' stop sets form one network."""
     if not routes:
         return True

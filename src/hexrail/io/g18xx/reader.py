@@ -14,7 +14,7 @@ from hexrail.model.trains import ALL_KINDS, UNLIMITED, Row, TrainSpec
 
 SCHEMA = "18xx-route-position/1"
 
-# Titles whose route rules are exactly the generic profile's (ROUTE_RULES.md §1).
+# Titles whose route rules are exactly the generic profile's (docs/rules.md (generic)).
 GENERIC_TITLES = frozenset({"1830", "1889"})
 
 

@@ -1,0 +1,89 @@
+"""The contract between the pipeline's stages: what search hands the combiners.
+
+`Prepared` holds, for one position, the rules as the profile gives them, every train's lowered
+arrays (`hexrail.graph.trains.TrainData`) and its candidate routes
+(`hexrail.search.routes.Candidates`). The combiners read it and nothing else; the functions
+here are the facts about it that more than one combiner needs: which resources a candidate
+claims, the home station's nodes, and how the objective orders plans.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from hexrail.graph.track import TrackGraph
+from hexrail.graph.trains import TrainData
+from hexrail.model.position import Position
+from hexrail.rules import PlanRules, Profile
+from hexrail.search.routes import Candidates
+
+OBJECTIVES = ("income", "revenue")
+TIE_SCALE = 1 << 24  # income * TIE_SCALE + revenue orders plans by income, then revenue
+
+
+@dataclass(frozen=True, eq=False)
+class Prepared:
+    """Everything up to the combiner: per train its lowered arrays and candidate routes."""
+
+    position: Position
+    profile: Profile
+    rules: PlanRules
+    graphs: dict[str, TrackGraph]
+    trains: list[TrainData]
+    candidates: list[Candidates]
+    groups: list[int]  # equal for trains whose candidates are the same
+    objective: str
+    timings: dict
+    hex_subsidy: list[int]  # per train: subsidy per hex its route covers (paid once per hex)
+    set_role: list[int]  # per train: how its route joins sets (rules.base SET_*)
+    # The candidates are only the routes that can be in a plan worth at least `floor` (to the
+    # objective); None: every route.
+    floor: int | None = None
+
+    @property
+    def span_names(self) -> list[str]:
+        """The span bonuses of all trains by name: each pays once per round (a claim bit)."""
+        return sorted({b.name for td in self.trains for b in td.span_bonuses})
+
+    def graph_of(self, t: int) -> TrackGraph:
+        return self.graphs[self.trains[t].train.spec.track]
+
+    @property
+    def coupled(self) -> bool:
+        """Do the routes' earnings depend on each other (beyond sharing no track)?"""
+        return (self.rules.stops_pay_once or self.rules.max_bypass > 1 or any(self.hex_subsidy)
+                or any(self.set_role))
+
+    @property
+    def complete(self) -> bool:
+        return all(c.complete for c in self.candidates)
+
+
+def resources(prep: Prepared, t: int) -> np.ndarray:
+    """The bits train t's candidates must not share with another train's choice."""
+    cands = prep.candidates[t]
+    graph = prep.graph_of(t)
+    res = cands.res.copy() if not prep.rules.share_track else np.zeros_like(cands.res)
+    if prep.rules.max_bypass == 1:
+        # the round's one bypass is a resource: a claim bit after the track bits
+        bit = graph.n_resources
+        res[cands.bypass > 0, bit >> 6] |= np.uint64(1) << np.uint64(bit & 63)
+    spans = prep.trains[t].span_bonuses
+    if spans and cands.span is not None:
+        # each span bonus pays once per round: a claim bit after the bypass bit
+        names = prep.span_names
+        bits = [graph.n_resources + 1 + names.index(b.name) for b in spans]
+        words = max(bits) // 64 + 1
+        if words > res.shape[1]:
+            res = np.concatenate([res, np.zeros((len(res), words - res.shape[1]), np.uint64)], axis=1)
+        for k, bit in enumerate(bits):
+            res[cands.span[:, k] > 0, bit >> 6] |= np.uint64(1) << np.uint64(bit & 63)
+    return res
+
+
+def home_nodes(prep: Prepared, t: int) -> set[int]:
+    """Node ids of the operating company's home station (`Position.home_stops`)."""
+    graph = prep.graph_of(t)
+    return {graph.node_index[ref] for ref in prep.position.home_stops() if ref in graph.node_index}
