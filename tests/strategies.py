@@ -32,6 +32,7 @@ tokens are kept.
 from __future__ import annotations
 
 import copy
+from dataclasses import replace
 from fractions import Fraction
 
 from hypothesis import strategies as st
@@ -72,15 +73,16 @@ class ExtrasProfile(Profile):
         Bonus("ports", 10, (("P", 1),), per_count=True),
     )
 
-    def stop_subsidy(self, pos, train, hex_, node):
-        return 10 if node.kind == "halt" else 0
+    def stop_rule(self, pos, train, hex_, node):
+        rule = super().stop_rule(pos, train, hex_, node)
+        if not node.is_stop:
+            return rule
+        # option no_red_to_red: offboards share an end class (no route joins two of them)
+        red = node.kind == "offboard" and pos.option("no_red_to_red", False)
+        return replace(rule, subsidy=10 if node.kind == "halt" else 0, end_class=int(red))
 
     def reentry_forbidden(self, pos, hex_):
         return bool(pos.option("no_reentry", False))
-
-    def end_class(self, pos, train, hex_, node):
-        # option no_red_to_red: offboards share an end class (no route joins two of them)
-        return 1 if node.kind == "offboard" and pos.option("no_red_to_red", False) else 0
 
     def bonuses(self, pos, train):
         return self.BONUSES

@@ -30,6 +30,7 @@ from hexrail.model.frozen import FrozenMap
 from hexrail.model.position import Position, Rules
 from hexrail.rules import PlanRules, register, ruled
 from hexrail.rules.g1860 import Game1860, train_size
+from hexrail.rules.base import PASSABLE
 from hexrail.validate import check_plan
 
 X = "X"  # the operating company
@@ -575,7 +576,8 @@ def uses_bypass(pos, plan: hexrail.Plan) -> bool:
         for ref in route.stops[1:-1]:
             hex_id, _, index = ref.rpartition("-")
             node = pos.hex(hex_id).node(int(index))
-            if node.kind == "city" and profile.blocks(pos, trains[route.train], pos.hex(hex_id), node):
+            rule = profile.stop_rule(pos, trains[route.train], pos.hex(hex_id), node)
+            if node.kind == "city" and rule.block != PASSABLE:
                 return True
     return False
 

@@ -36,6 +36,7 @@ from hexrail.model.tile import End, Token
 from hexrail.model.trains import ALL_KINDS, UNLIMITED, Row, parse_spec
 from hexrail.plan import RoutePlan
 from hexrail.rules import Profile, profiles, register
+from hexrail.rules.base import PASSABLE
 
 FLAT = {"orientation": "flat", "axes": {"x": "letter", "y": "number"},
         "directions": {"0": [0, 2], "1": [-1, 1], "2": [-1, -1], "3": [0, -2], "4": [1, -1], "5": [1, 1]}}
@@ -414,7 +415,7 @@ def position_id_of(data: dict) -> str:
 
 
 def test_corpus_blocking_matches_engine(corpus_dir):
-    """Our generic ``blocks`` equals the engine's ``blocks_entity`` for every city and offboard."""
+    """Our generic blocking (`StopRule.block`) equals the engine's ``blocks_entity`` for every city and offboard."""
     differences = []
     train = Train("probe", "2", parse_spec("2"))
     for data, pos in corpus_models():
@@ -423,7 +424,7 @@ def test_corpus_blocking_matches_engine(corpus_dir):
         for h in pos.hexes:
             for node in h.tile.nodes:
                 if node.kind in ("city", "offboard"):
-                    ours = profile.blocks(pos, train, h, node)
+                    ours = profile.stop_rule(pos, train, h, node).block != PASSABLE
                     theirs = bool(raw[h.id][node.index].get("blocks_entity", False))
                     if ours != theirs:
                         differences.append(f"{position_id_of(data)} {h.id}-{node.index}")

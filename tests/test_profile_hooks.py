@@ -7,6 +7,8 @@ that stops in a hex with a ``mine`` icon, and switches the plan rules on from po
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 import hexrail
@@ -18,9 +20,9 @@ from hexrail.rules import Bonus, PlanRules, Profile, register
 class HookTest(Profile):
     name = "hooktest"
 
-    def stop_value(self, pos, train, hex_, node):
-        base = super().stop_value(pos, train, hex_, node)
-        return 2 * base if node.kind == "town" else base
+    def stop_rule(self, pos, train, hex_, node):
+        rule = super().stop_rule(pos, train, hex_, node)
+        return replace(rule, value=2 * rule.value) if node.kind == "town" else rule
 
     def bonuses(self, pos, train):
         return (Bonus("mine", 50, (("mine", 1),)),)
@@ -134,8 +136,8 @@ class EndClassTest(HookTest):
 
     name = "hooktest-ends"
 
-    def end_class(self, pos, train, hex_, node):
-        return 1 if node.kind == "offboard" else 0
+    def stop_rule(self, pos, train, hex_, node):
+        return replace(super().stop_rule(pos, train, hex_, node), end_class=int(node.kind == "offboard"))
 
 
 def test_end_class_forbids_red_to_red():

@@ -6,6 +6,8 @@ side 0 of A1 faces side 3 of A3, A3 faces A5, and so on.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 import hexrail
@@ -29,8 +31,9 @@ class HaltSubsidyProfile(Profile):
 
     name = "test-halt-subsidy"
 
-    def stop_subsidy(self, pos, train, hex_, node):
-        return 10 if node.kind == "halt" else 0
+    def stop_rule(self, pos, train, hex_, node):
+        rule = super().stop_rule(pos, train, hex_, node)
+        return replace(rule, subsidy=10) if node.kind == "halt" else rule
 
 
 @register

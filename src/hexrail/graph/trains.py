@@ -67,7 +67,7 @@ class TrainData:
     bonus_per_count: np.ndarray
     n_bonus_groups: int
     span_bonuses: tuple[SpanBonus, ...] = ()  # start-to-target bonuses, paid once per round
-    # Tallies (`Profile.stop_tallies`): per stop and tally its count; a route's visited stops
+    # Tallies (`StopRule.tallies`): per stop and tally its count; a route's visited stops
     # must sum to within [tally_min, tally_max] per tally (`Profile.tally_limits`).
     tally_names: tuple[str, ...] = ()
     node_tally: np.ndarray | None = None  # int64[n_nodes, n_tallies]

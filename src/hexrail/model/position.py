@@ -41,6 +41,15 @@ class Hex:
                 return tokens
         return ()
 
+    def full_for(self, node_index: int, company: str) -> bool:
+        """Is this city closed to `company` passing through: no free slot (a city of no slots
+        has none), no station of `company`, and no token that lets trains by (neutral or
+        flipped)? As the 18xx.games engine's ``City#blocks?``."""
+        slots = self.slots(node_index)
+        if len(slots) < self.node(node_index).slots or self.tokened_by(node_index, company):
+            return False
+        return all(t is not None and t.blocks for t in slots)
+
     def tokened_by(self, node_index: int, company: str) -> bool:
         """Does `company` have a station in this city, in a slot or as an extra token?"""
         return any(t is not None and t.company == company

@@ -69,7 +69,7 @@ class CyclicRun:
     order, wrapping around, 2 to `max_visits` visits. Each *leg* between two visits is a walk
     over track that no earlier leg of the run used (no path, no hex-side lane), visits no node
     twice, and passes through nothing that blocks the train, no terminal track and no stop
-    where the train may end a route. Every visit pays the stop's value (`Profile.stop_value`).
+    where the train may end a route. Every visit pays the stop's value (`StopRule.value`).
     Stops are node references (``"E5-0"``).
     """
 
@@ -186,81 +186,29 @@ class Profile:
 
     # -- stops, per train -----------------------------------------------------------------
     def stop_rule(self, pos: Position, train: Train, hex_: Hex, node: Node) -> StopRule:
-        """What `node` is to `train` (`StopRule`). By default composed from the finer hooks
-        below; a profile may override this one instead."""
+        """What `node` is to `train` (`StopRule`), under the generic rules: a stop pays its
+        value in the phase times the train's multipliers (or the train's own value for it),
+        counts unless marked optional, uses its visit cost; a city closed to the company
+        (`Hex.full_for`) is passed only with a bypass, an offboard never; any stop may end a
+        route; a city with the company's station anchors it. A title changes what differs,
+        on the record this method returns (`dataclasses.replace`)."""
         block = PASSABLE
-        if self.blocks(pos, train, hex_, node):
-            block = BYPASS if node.kind in ("city", "pass") else BLOCKS
-        anchor = self.is_anchor(pos, train, hex_, node)
+        if node.kind == "offboard":
+            block = BLOCKS
+        elif node.kind in ("city", "pass") and hex_.full_for(node.index, pos.company):
+            block = BYPASS
+        anchor = node.kind in ("city", "pass") and hex_.tokened_by(node.index, pos.company)
         if not node.is_stop:
             return StopRule(block=block, may_end=False, anchor=anchor)
-        return StopRule(
-            value=self.stop_value(pos, train, hex_, node),
-            subsidy=self.stop_subsidy(pos, train, hex_, node),
-            count=OPTIONAL if self.is_optional(pos, train, hex_, node) else MANDATORY,
-            cost=self.stop_cost(pos, train, hex_, node),
-            block=block,
-            may_end=self.can_end(pos, train, hex_, node),
-            end_class=self.end_class(pos, train, hex_, node),
-            tallies=tuple(self.stop_tallies(pos, train, hex_, node)),
-            anchor=anchor,
-        )
-
-    def stop_value(self, pos: Position, train: Train, hex_: Hex, node: Node) -> int:
-        """What `node` pays `train` if counted (before route bonuses)."""
-        ref = f"{hex_.id}-{node.index}"
-        if ref in train.revenue_overrides:
-            return int(train.revenue_overrides[ref])
-        return node.value(pos.phase.colors) * train.spec.factor(node.kind)
-
-    def stop_subsidy(self, pos: Position, train: Train, hex_: Hex, node: Node) -> int:
-        """Subsidy to the treasury when `node` is counted (halts in some titles)."""
-        return 0
-
-    def is_optional(self, pos: Position, train: Train, hex_: Hex, node: Node) -> bool:
-        """May the train pass the stop without counting it?"""
-        return node.route == "optional"
-
-    def blocks(self, pos: Position, train: Train, hex_: Hex, node: Node) -> bool:
-        """May the train not pass *through* this node (it may still start or end there)?"""
-        if node.kind == "offboard":
-            return True
-        if node.kind not in ("city", "pass"):
-            return False
-        # As the 18xx.games engine: a city without a free slot blocks (a city of no slots too,
-        # like 1870's red areas), unless the company has a station there or a token is neutral.
-        slots = hex_.slots(node.index)
-        if len(slots) < node.slots or hex_.tokened_by(node.index, pos.company):
-            return False
-        return all(t is not None and t.blocks for t in slots)
-
-    def can_end(self, pos: Position, train: Train, hex_: Hex, node: Node) -> bool:
-        """May a route of this train start or end at `node`?"""
-        return node.is_stop
-
-    def end_class(self, pos: Position, train: Train, hex_: Hex, node: Node) -> int:
-        """Routes may not start and end at two stops of the same nonzero class (e.g. 1862: no
-        route from one red offboard to another, nor from port to port)."""
-        return 0
-
-    def stop_cost(self, pos: Position, train: Train, hex_: Hex, node: Node) -> int:
-        """Visit units the stop uses of the train's rows when counted (its ``visit_cost``)."""
-        return node.visit_cost
-
-    def stop_tallies(self, pos: Position, train: Train, hex_: Hex,
-                     node: Node) -> tuple[tuple[str, int], ...]:
-        """Named counts the stop adds to a route that visits it, ``(name, count)`` pairs, which
-        `tally_limits` bound (e.g. the station and rail-yard tokens a mixed train uses there)."""
-        return ()
+        return StopRule(value=stop_value(pos, train, hex_, node),
+                        count=OPTIONAL if node.route == "optional" else MANDATORY,
+                        cost=node.visit_cost, block=block, anchor=anchor)
 
     def tally_limits(self, pos: Position, train: Train) -> tuple[tuple[str, int, int], ...]:
         """``(name, at_least, at_most)``: a route of `train` is legal only if the tallies of its
-        visited stops (`stop_tallies`) summed per name lie within these bounds. None by default."""
+        visited stops (`StopRule.tallies`) summed per name lie within these bounds. None by
+        default."""
         return ()
-
-    def is_anchor(self, pos: Position, train: Train, hex_: Hex, node: Node) -> bool:
-        """Does the route count as tokened when it visits this node? (own token city)"""
-        return hex_.tokened_by(node.index, pos.company)
 
     # -- routes ---------------------------------------------------------------------------
     def reentry_forbidden(self, pos: Position, hex_: Hex) -> bool:
@@ -291,6 +239,15 @@ class Profile:
         """Facts the profile derives from the board and the plan reports (``Plan.stats["facts"]``),
         e.g. whether a conditional stop bonus applies; JSON-ready. None by default."""
         return {}
+
+
+def stop_value(pos: Position, train: Train, hex_: Hex, node: Node) -> int:
+    """A stop's value to `train` under the generic rules: the train's own value for it (the
+    18xx.games ``train_revenue``), else its value in the phase times the train's multipliers."""
+    ref = f"{hex_.id}-{node.index}"
+    if ref in train.revenue_overrides:
+        return int(train.revenue_overrides[ref])
+    return node.value(pos.phase.colors) * train.spec.factor(node.kind)
 
 
 def ruled(pos: Position) -> tuple[Position, Profile]:

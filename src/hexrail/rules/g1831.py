@@ -56,6 +56,7 @@ Delaware condition that both cities south of it are visited before returning.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any, ClassVar
 
 from hexrail.errors import HexrailError
@@ -63,7 +64,7 @@ from hexrail.model.frozen import FrozenMap
 from hexrail.model.position import Hex, Position, Train
 from hexrail.model.tile import Node
 from hexrail.model.trains import ALL_KINDS, UNLIMITED, Row, TrainSpec
-from hexrail.rules.base import CyclicRun, Profile, register
+from hexrail.rules.base import MANDATORY, OPTIONAL, PASSABLE, CyclicRun, Profile, StopRule, register
 
 STATION, YARD = "station", "yard"
 TOKEN_TYPES = (STATION, YARD)
@@ -178,18 +179,22 @@ class Game1831(Profile):
         return tuple(t for t in self.own_tokens(pos).get((hex_.id, node.index), ()) if t in types)
 
     # -- stops ----------------------------------------------------------------------------
-    def stop_value(self, pos: Position, train: Train, hex_: Hex, node: Node) -> int:
+    def stop_rule(self, pos: Position, train: Train, hex_: Hex, node: Node) -> StopRule:
+        """A city with own tokens the train may use is a route end that must count: per token,
+        the city's value plus the token's, one visit unit and one tally of its type; any other
+        stop is passed without pay or count. Own tokens, track rights included, never block."""
+        rule = super().stop_rule(pos, train, hex_, node)
+        if (hex_.id, node.index) in self.own_tokens(pos):
+            rule = replace(rule, block=PASSABLE)
+        if not node.is_stop:
+            return rule
         used = self.usable(pos, train, hex_, node)
         values = token_values(pos)
-        return sum(node.value(pos.phase.colors) + values[t] for t in used)
-
-    def stop_cost(self, pos: Position, train: Train, hex_: Hex, node: Node) -> int:
-        return len(self.usable(pos, train, hex_, node)) or node.visit_cost
-
-    def stop_tallies(self, pos: Position, train: Train, hex_: Hex,
-                     node: Node) -> tuple[tuple[str, int], ...]:
-        used = self.usable(pos, train, hex_, node)
-        return tuple((t, used.count(t)) for t in TOKEN_TYPES if t in used)
+        return replace(
+            rule, value=sum(node.value(pos.phase.colors) + values[t] for t in used),
+            count=MANDATORY if used else OPTIONAL, cost=len(used) or node.visit_cost,
+            may_end=bool(used), anchor=bool(used),
+            tallies=tuple((t, used.count(t)) for t in TOKEN_TYPES if t in used))
 
     def tally_limits(self, pos: Position, train: Train) -> tuple[tuple[str, int, int], ...]:
         types = self.train_tokens(train)
@@ -197,20 +202,6 @@ class Game1831(Profile):
             return ()
         caps = train.spec.extra.get("caps") or {}
         return tuple((t, 1, int(caps.get(t, UNLIMITED))) for t in types)
-
-    def is_optional(self, pos: Position, train: Train, hex_: Hex, node: Node) -> bool:
-        return not self.usable(pos, train, hex_, node)
-
-    def can_end(self, pos: Position, train: Train, hex_: Hex, node: Node) -> bool:
-        return bool(self.usable(pos, train, hex_, node))
-
-    def is_anchor(self, pos: Position, train: Train, hex_: Hex, node: Node) -> bool:
-        return bool(self.usable(pos, train, hex_, node))
-
-    def blocks(self, pos: Position, train: Train, hex_: Hex, node: Node) -> bool:
-        if (hex_.id, node.index) in self.own_tokens(pos):
-            return False  # own tokens, track rights included, never block
-        return super().blocks(pos, train, hex_, node)
 
     # -- routes ---------------------------------------------------------------------------
     def cyclic_runs(self, pos: Position, train: Train) -> tuple[CyclicRun, ...]:

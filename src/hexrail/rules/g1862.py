@@ -43,13 +43,14 @@ company may run: ``"express"``, ``"local"``, ``"freight"``; absent = all), ``lon
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 from hexrail.errors import HexrailError
 from hexrail.model.position import Hex, Position, Train
 from hexrail.model.tile import Node
 from hexrail.model.trains import ALL_KINDS, UNLIMITED, Row, TrainSpec
-from hexrail.rules.base import SET_NONE, SET_PERMANENT, SET_TEMPORARY, PlanRules, Profile, register
+from hexrail.rules.base import SET_NONE, SET_PERMANENT, SET_TEMPORARY, PlanRules, Profile, StopRule, register
 
 TOWN_KINDS = frozenset({"town", "halt"})
 EXPRESS_KINDS = frozenset({"city", "offboard"})
@@ -144,15 +145,15 @@ class Game1862(Profile):
         return ""
 
     # -- stops ----------------------------------------------------------------------------
-    def can_end(self, pos: Position, train: Train, hex_: Hex, node: Node) -> bool:
-        if not node.is_stop or node.kind in TOWN_KINDS:
-            return False
-        if LONDON in node.groups and not _truthy(pos.state.get("london_link", True)):
-            return False
-        return True
-
-    def end_class(self, pos: Position, train: Train, hex_: Hex, node: Node) -> int:
-        return {RED: 1, BLUE: 2}.get(hex_.tile.color, 0)
+    def stop_rule(self, pos: Position, train: Train, hex_: Hex, node: Node) -> StopRule:
+        """No route ends at a town, nor in London without a London link; red offboards and
+        ports are end classes (no route joins two of one)."""
+        rule = super().stop_rule(pos, train, hex_, node)
+        if not node.is_stop:
+            return rule
+        may_end = node.kind not in TOWN_KINDS and not (
+            LONDON in node.groups and not _truthy(pos.state.get("london_link", True)))
+        return replace(rule, may_end=may_end, end_class={RED: 1, BLUE: 2}.get(hex_.tile.color, 0))
 
     def hex_subsidy(self, pos: Position, train: Train) -> int:
         return LOCAL_SUBSIDY if self.variant(pos, train) == "local" else 0

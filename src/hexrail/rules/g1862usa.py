@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import re
 from collections import deque
+from dataclasses import replace
 from typing import Any, ClassVar
 
 from hexrail.errors import HexrailError
@@ -50,7 +51,7 @@ from hexrail.model.hexgrid import opposite
 from hexrail.model.position import Hex, Position, Train
 from hexrail.model.tile import Node
 from hexrail.model.trains import TrainSpec
-from hexrail.rules.base import Profile, SpanBonus, register
+from hexrail.rules.base import Profile, SpanBonus, StopRule, register
 
 TRAIN_SHAPE = re.compile(r"^\d+E?$")  # N trains and NE express trains
 EARLY_RATE = 20  # bonus per hex of distance in the yellow and green phases
@@ -85,13 +86,14 @@ class Game1862USA(Profile):
         return super().parse_train(spec, where)
 
     # -- stops ----------------------------------------------------------------------------
-    def stop_value(self, pos: Position, train: Train, hex_: Hex, node: Node) -> int:
-        value = super().stop_value(pos, train, hex_, node)
+    def stop_rule(self, pos: Position, train: Train, hex_: Hex, node: Node) -> StopRule:
+        """Salt Lake City pays 20 more to CPR and UP when both reach it."""
+        rule = super().stop_rule(pos, train, hex_, node)
         salt_lake = self.salt_lake(pos)
-        if (salt_lake.get("applies") and hex_.id == salt_lake["hex"]
+        if (node.is_stop and salt_lake.get("applies") and hex_.id == salt_lake["hex"]
                 and pos.company in SALT_LAKE_COMPANIES):
-            value += SALT_LAKE_PLUS
-        return value
+            rule = replace(rule, value=rule.value + SALT_LAKE_PLUS)
+        return rule
 
     # -- routes ---------------------------------------------------------------------------
     def reentry_forbidden(self, pos: Position, hex_: Hex) -> bool:
@@ -142,15 +144,10 @@ class Game1862USA(Profile):
 
 
 def _full_for(hex_: Hex, node: Node, company: str) -> bool:
-    """Is `node` a city `company` may not pass through (every slot a blocking foreign token)?"""
+    """Is `node` a city `company` may not pass through, or an offboard?"""
     if node.kind not in ("city", "pass"):
         return node.kind == "offboard"
-    slots = hex_.slots(node.index)
-    if node.slots == 0 or len(slots) < node.slots:
-        return False
-    if any(t is not None and t.company == company for t in slots):
-        return False
-    return all(t is not None and t.blocks for t in slots)
+    return hex_.full_for(node.index, company)
 
 
 def reaches(pos: Position, company: str, target_hex: str) -> bool:

@@ -44,12 +44,13 @@ unlimited train.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, ClassVar
 
 from hexrail.model.position import Hex, Position, Train
 from hexrail.model.tile import Node, Token
 from hexrail.model.trains import TrainSpec
-from hexrail.rules.base import Bonus, Profile, register
+from hexrail.rules.base import BYPASS, PASSABLE, Bonus, Profile, StopRule, register
 
 NATIONAL = "SJ"  # the nationalization company: its tokens never block E trains
 ELECTRIC = "E"  # train name of the electric train
@@ -103,23 +104,21 @@ class G18SJ(Profile):
             self.is_electric(t) for t in pos.trains)
 
     # -- stops ---------------------------------------------------------------------------
-    def stop_value(self, pos: Position, train: Train, hex_: Hex, node: Node) -> int:
-        value = super().stop_value(pos, train, hex_, node)
-        if self.is_electric(train) and _has_token(hex_, pos.company):
-            return 2 * value
-        return value
-
-    def blocks(self, pos: Position, train: Train, hex_: Hex, node: Node) -> bool:
-        if node.kind not in ("city", "pass"):
-            return super().blocks(pos, train, hex_, node)
-        slots = hex_.slots(node.index)
-        if node.slots == 0 or len(slots) < node.slots or any(t is None for t in slots):
-            return False
-        if any(t.company == pos.company for t in slots):
-            return False
+    def stop_rule(self, pos: Position, train: Train, hex_: Hex, node: Node) -> StopRule:
+        """An E train is paid double in hexes where the company has a token; full cities close
+        as `_token_blocks` says."""
+        rule = super().stop_rule(pos, train, hex_, node)
         electric = self.is_electric(train)
-        strict = not electric and self.owns_electric(pos)
-        return all(_token_blocks(t, electric, strict) for t in slots)
+        if electric and node.is_stop and _has_token(hex_, pos.company):
+            rule = replace(rule, value=2 * rule.value)
+        if node.kind in ("city", "pass"):
+            slots = hex_.slots(node.index)
+            closed = (len(slots) == node.slots and all(t is not None for t in slots)
+                      and not hex_.tokened_by(node.index, pos.company)
+                      and all(_token_blocks(t, electric, not electric and self.owns_electric(pos))
+                              for t in slots))
+            rule = replace(rule, block=BYPASS if closed else PASSABLE)
+        return rule
 
     # -- bonuses -------------------------------------------------------------------------
     def hex_tags(self, pos: Position, train: Train, hex_: Hex) -> tuple[str, ...]:
@@ -166,7 +165,7 @@ class G18SJ(Profile):
 
 def _has_token(hex_: Hex, company: str) -> bool:
     """Does `company` have a token in any city of the hex?"""
-    return any(t is not None and t.company == company for _, slots in hex_.tokens for t in slots)
+    return any(hex_.tokened_by(n.index, company) for n in hex_.tile.nodes if n.kind in ("city", "pass"))
 
 
 def _token_blocks(token: Token, electric: bool, strict: bool) -> bool:

@@ -14,7 +14,7 @@ the rules.
    terminal path, at most one stop per group, never back into a hex it may not re-enter, and no
    further than a hex train's crossings allow. Every simple walk that starts and ends at stops,
    visits an anchor (if the train needs a token), enough stops, whose mandatory stops fit
-   the train's rows (each using the profile's `stop_cost` units) and whose stops' tallies lie
+   the train's rows (each using the profile.s `StopRule.cost` units) and whose stops' tallies lie
    within the train's `tally_limits` is a route. A route is its set of paths (a walk and its
    reverse are one). Runs over the train's cyclic patterns (`Profile.cyclic_runs`) are routes
    too: leg after leg over paths no earlier leg used (`_cyclic_routes`), every visit paid.
@@ -376,7 +376,7 @@ def _legs(board: _Board, a: NodeKey, b: NodeKey, used_paths: set, used_lanes: se
 
 
 def _tallies_ok(board: _Board, stops: list[NodeKey]) -> bool:
-    """Do the stops' tallies (`Profile.stop_tallies`) lie within the train's tally limits?"""
+    """Do the stops' tallies (`StopRule.tallies`) lie within the train's tally limits?"""
     if not board.tally_limits:
         return True
     counts: Counter = Counter()

@@ -256,7 +256,7 @@ def with_span_bonuses(graph: TrackGraph, td: TrainData, cands: Candidates,
 
 
 def with_tally_limits(td: TrainData, cands: Candidates) -> Candidates:
-    """The candidates whose visited stops' tallies (`hexrail.rules.base.Profile.stop_tallies`)
+    """The candidates whose visited stops' tallies (`hexrail.rules.base.StopRule.tallies`)
     lie within the train's `tally_limits` (e.g. a mixed train runs to at least one token of each
     type); the others are dropped. Sorted order is kept."""
     if not td.tally_names or not len(cands):
