@@ -1,11 +1,11 @@
 """numba kernels of the pay-once search (`combine.payonce`): its depth-first search over flat arrays.
 
-`search` runs the same branch and bound as `payonce._Search._dfs`, node for node: the same
-levels, gains, bounds and cut-offs, the same order of candidates, the same exact pricing of
-complete choices (sets formed as 18xx.games forms them, the paid stops chosen greedily over the
-trains' pay limits). It finds gains and bounds only as far as the cut-offs look at them. The
-Python search is its slow twin; tests check that both find the same plans with the same node
-counts.
+`search` runs the branch and bound the `payonce` module describes: levels, gains, bounds and
+cut-offs, candidates tried by gain, and the exact pricing of complete choices (sets formed as
+18xx.games forms them, the paid stops chosen over the trains' pay limits, every payer tried for
+a location worth more to one train than to another). It finds gains and bounds only as far as
+the cut-offs look at them. Its slow twins are the brute-force oracle and the validator, which
+tests compare it with.
 
 The search keeps its whole state in the arrays of a `State` (an explicit stack of frames, one
 per open search node), so it pauses every `pause_every` nodes and the caller can watch a
@@ -72,7 +72,7 @@ N_OPTIONS = 5  # ways the set routes form sets, in `State.options`
 # `State.frame` columns
 F_KIND, F_DEPTH, F_BASE = 0, 1, 2
 F_N_TODO, F_POS, F_STAGE = 3, 4, 5  # candidates to try, the next one; 1: idleness tried
-F_LOOSE, F_JOINS, F_IDLE_REST = 6, 7, 8  # as `_dfs` names them; what follows idleness
+F_LOOSE, F_JOINS, F_IDLE_REST = 6, 7, 8  # the level's loose bound, join slack; what follows idleness
 F_TAIL_SETS, F_TAIL_OTHERS = 9, 10  # `_rest_parts` after the level and its followers
 F_TWINS = 11  # 1: the level's train is the first of identical ones
 FRAME_COLS = 12
@@ -242,7 +242,8 @@ def build_sets(ends, temporary):
 
 @njit(cache=True, nogil=True)
 def _set_ends(members, ends):
-    """`sets.set_ends`: the stops ending one route only (a loop: its first stop, twice)."""
+    """`sets.set_ends`: the stops ending one route only (a loop: its first stop, twice; -1
+    twice for a set with one such stop only, which is illegal)."""
     stops = np.empty(2 * members.shape[0], np.int64)
     count = np.zeros(2 * members.shape[0], np.int64)
     n = 0
@@ -257,13 +258,17 @@ def _set_ends(members, ends):
                 n += 1
             count[k] += 1
     first = last = -1
+    free = 0
     for k in range(n):
         if count[k] == 1:
+            free += 1
             if first < 0:
                 first = stops[k]
             last = stops[k]
-    if first < 0:
+    if free == 0:
         return stops[0], stops[0]
+    if free == 1:
+        return -1, -1
     return first, last
 
 
@@ -347,6 +352,9 @@ def _set_option(board, running, perm, flip, paid):
         members, set_ptr = build_sets(ends, temporary)
     if not _sets_legal(members, set_ptr, temporary):
         return -1
+    for k in range(set_ptr.shape[0] - 1):
+        if _set_ends(members[set_ptr[k]:set_ptr[k + 1]], ends)[0] < 0:
+            return -1  # a set with one end only
     value = 0
     for k in range(set_ptr.shape[0] - 1):
         mem = members[set_ptr[k]:set_ptr[k + 1]]
@@ -381,7 +389,7 @@ def _cand(board, choice, t):
 
 @njit(cache=True, nogil=True)
 def set_options(board, levels, choice, options):
-    """`payonce._Search._set_options`: every legal way the chosen set routes form sets, of
+    """Every legal way the chosen set routes form sets, of
     those pricing alike the first, into `options` (`State.options`); returns how many."""
     n_set = levels.set_trains.shape[0]
     running = np.empty(n_set, np.int64)  # candidate of each running set train, train order
@@ -447,11 +455,12 @@ def _fits(caps, lo, hi, counts):
 
 
 @njit(cache=True, nogil=True)
-def _augment(caps, cap_lo, cap_hi, start, kind_of, owner, held, n_held):
+def _augment(caps, cap_lo, cap_hi, start, kind_of, owner, held, n_held, fixed):
     """`payonce._Search._augment`, breadth first: place location `start` with a running train
     that can take it (train r: pay limits ``caps[cap_lo[r]:cap_hi[r]]``, kind of its payable
-    stop per location ``kind_of[r]``, -1 none), moving taken ones along an exchange path;
-    False if none can without dropping another. Updates `owner`, `held` and `n_held`."""
+    stop per location ``kind_of[r]``, -1 none), moving taken ones along an exchange path that
+    moves no `fixed` location; False if none can without dropping another. Updates `owner`,
+    `held` and `n_held`."""
     n_run, n_loc = kind_of.shape
     q_item = np.empty(n_loc + 1, np.int64)
     q_parent = np.empty(n_loc + 1, np.int64)
@@ -500,7 +509,7 @@ def _augment(caps, cap_lo, cap_hi, start, kind_of, owner, held, n_held):
             counts[kind_of[r, item]] -= 1
             for h in range(n_held[r]):
                 other = held[r, h]
-                if seen[other]:
+                if seen[other] or fixed[other]:
                     continue
                 counts[kind_of[r, other]] -= 1
                 counts[kind_of[r, item]] += 1
@@ -516,12 +525,21 @@ def _augment(caps, cap_lo, cap_hi, start, kind_of, owner, held, n_held):
 
 @njit(cache=True, nogil=True)
 def _assign_value(ent, caps, ent_lo, ent_hi, ent_mask, cap_lo, cap_hi, n_loc):
-    """`payonce._Search._assign` for locations worth the same to every train (the caller
-    makes sure): the value of the best paid stops of the running trains, whose payable
-    locations are the rows ``ent_lo[r]:ent_hi[r]`` of `ent` selected by `ent_mask`."""
+    """`payonce._Search._assign`: the value of the best paid stops of the running trains,
+    whose payable locations are the rows ``ent_lo[r]:ent_hi[r]`` of `ent` selected by
+    `ent_mask`.
+
+    With no pay limit binding, every location pays, to the train it is worth most to.
+    Otherwise locations go by value, each along an exchange path (greedy on a union of
+    matroids: exact while a location is worth the same to every train that may be paid for
+    it). A *contested* location, worth more to one train than to another (stops of one
+    offboard area with different values), is not left to the greedy: every choice of its
+    payer (or none) is tried, the others then placed greedily around it."""
     n_run = ent_lo.shape[0]
     kind_of = np.full((n_run, n_loc), -1, np.int64)
-    worth = np.zeros(n_loc, np.int64)
+    worth = np.zeros((n_run, n_loc), np.int64)
+    best_w = np.zeros(n_loc, np.int64)
+    listed = np.zeros(n_loc, np.bool_)
     locs = np.empty(n_loc, np.int64)  # in the order the trains list them
     n_locs = 0
     fit = True
@@ -532,36 +550,84 @@ def _assign_value(ent, caps, ent_lo, ent_hi, ent_mask, cap_lo, cap_hi, n_loc):
             if not (ent_mask[r] >> (i - ent_lo[r])) & 1:
                 continue
             loc = ent[i, E_LOC]
-            if worth[loc] == 0:
+            if not listed[loc]:
+                listed[loc] = True
                 locs[n_locs] = loc
                 n_locs += 1
             kind_of[r, loc] = ent[i, E_KIND]
-            worth[loc] = ent[i, E_WORTH]
+            worth[r, loc] = ent[i, E_WORTH]
+            best_w[loc] = max(best_w[loc], ent[i, E_WORTH])
             counts[ent[i, E_KIND]] += 1
         fit = fit and _fits(caps, cap_lo[r], cap_hi[r], counts)
     total = 0
     if fit:  # no pay limit binds: every location pays
         for j in range(n_locs):
-            total += worth[locs[j]]
+            total += best_w[locs[j]]
         return total
-    # by value (a stable insertion sort: a route has few locations), each placed along an
-    # exchange path if it must
-    for j in range(1, n_locs):
+    # the contested locations, and the others by value (a stable insertion sort: a route has
+    # few locations)
+    contested = np.empty(n_locs, np.int64)
+    n_con = 0
+    rest = np.empty(n_locs, np.int64)
+    n_rest = 0
+    for j in range(n_locs):
         loc = locs[j]
-        i = j
-        while i > 0 and worth[locs[i - 1]] < worth[loc]:
-            locs[i] = locs[i - 1]
-            i -= 1
-        locs[i] = loc
+        differs = False
+        for r in range(n_run):
+            differs = differs or (kind_of[r, loc] >= 0 and worth[r, loc] != best_w[loc])
+        if differs:
+            contested[n_con] = loc
+            n_con += 1
+        else:
+            i = n_rest
+            while i > 0 and best_w[rest[i - 1]] < best_w[loc]:
+                rest[i] = rest[i - 1]
+                i -= 1
+            rest[i] = loc
+            n_rest += 1
     owner = np.full(n_loc, -1, np.int64)
     held = np.empty((n_run, n_loc), np.int64)
     n_held = np.zeros(n_run, np.int64)
-    for j in range(n_locs):
-        _augment(caps, cap_lo, cap_hi, locs[j], kind_of, owner, held, n_held)
-    for r in range(n_run):
-        for h in range(n_held[r]):
-            total += worth[held[r, h]]
-    return total
+    fixed = np.zeros(n_loc, np.bool_)
+    payer = np.zeros(n_con, np.int64)  # per contested location its payer; n_run: none
+    best = -1
+    while True:
+        owner[:] = -1
+        n_held[:] = 0
+        legal = True
+        for c in range(n_con):
+            r, loc = payer[c], contested[c]
+            fixed[loc] = r < n_run
+            if r < n_run:
+                legal = legal and kind_of[r, loc] >= 0
+                if legal:
+                    owner[loc] = r
+                    held[r, n_held[r]] = loc
+                    n_held[r] += 1
+        for r in range(n_run):
+            if not legal:
+                break
+            counts[:] = 0
+            for h in range(n_held[r]):
+                counts[kind_of[r, held[r, h]]] += 1
+            legal = _fits(caps, cap_lo[r], cap_hi[r], counts)
+        if legal:
+            for j in range(n_rest):
+                _augment(caps, cap_lo, cap_hi, rest[j], kind_of, owner, held, n_held, fixed)
+            total = 0
+            for r in range(n_run):
+                for h in range(n_held[r]):
+                    total += worth[r, held[r, h]]
+            best = max(best, total)
+        c = 0  # the next choice of payers (a counter in base n_run + 1)
+        while c < n_con:
+            payer[c] += 1
+            if payer[c] <= n_run:
+                break
+            payer[c] = 0
+            c += 1
+        if c == n_con:
+            return best
 
 
 @njit(cache=True, nogil=True)
@@ -700,7 +766,7 @@ def _cap(levels, others, start):
 
 @njit(cache=True, nogil=True)
 def _rest_from(board, levels, d, tail_sets, tail_others, best_follower):
-    """`rest_from` of `payonce._Search._dfs`: what the levels after level d can add when each
+    """What the levels after level d can add when each
     identical train following it adds at most `best_follower`."""
     followers = levels.level[d, L_FOLLOWERS]
     more = followers * best_follower
@@ -727,7 +793,7 @@ def _placed_ends(board, levels, choice, d):
 
 @njit(cache=True, nogil=True)
 def _join_slacks(board, levels, choice, d, g0, out):
-    """`payonce._Search._join_slacks` into `out` (candidates from g0 on): at the last set
+    """Join slacks into `out` (candidates from g0 on): at the last set
     level, per candidate the join slack: one per join among the placed set routes and per end
     it shares with them."""
     placed = _placed_ends(board, levels, choice, d)[0]
@@ -756,7 +822,7 @@ def _ends_at(ends, stop):
 
 @njit(cache=True, nogil=True)
 def _must_join(board, levels, choice, d, g0, out):
-    """`payonce._Search._must_join` into `out` (candidates from g0 on): at the last set level
+    """Which candidates may run, into `out` (candidates from g0 on): at the last set level
     (not the first), when running its train apart from the placed set routes would break the
     temporary-train rules, only the candidates sharing an end with one of them may run."""
     for k in range(out.shape[0]):
@@ -783,7 +849,7 @@ def _must_join(board, levels, choice, d, g0, out):
 
 @njit(cache=True, nogil=True)
 def _setup_level(board, levels, st, s):
-    """Open level frame s (`payonce._Search._dfs` up to its loop over candidates): the
+    """Open level frame s (everything before its loop over candidates): the
     candidates' gains and bounds, the ones worth trying in order of gain. False when neither
     a candidate nor idleness can beat the best plan."""
     frame = st.frame[s]

@@ -33,11 +33,12 @@ train that can still take it, moving others along an exchange path), which is ex
 matroids.
 
 **Where it runs.** The search runs in a numba kernel (`_payonce_kernels.search`) over flat
-arrays of every train's candidates (`_Search._board`), node for node as `_Search._dfs` runs it
-in Python; `_dfs` stays as its slow twin, which tests compare it with. Where the ways sets form
-are tried, arrangements that price alike are tried once. The kernel leaves one case to `_dfs`:
-a location worth more to one train than to another (stops of one offboard area with different
-values), where the paid stops depend on which train is paid for it.
+arrays of every train's candidates (`_Search._board`); this module builds them, bounds the
+root and describes the winning plan (`_Search._price` with details). Where the ways sets form
+are tried, arrangements that price alike are tried once. A location worth more to one train
+than to another (stops of one offboard area with different values) is priced by trying every
+payer. Its slow twins are the brute-force oracle and the validator, which tests compare it
+with (run the kernels uncompiled, ``NUMBA_DISABLE_JIT=1``, to debug them).
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ from hexrail.rules.base import SET_TEMPORARY
 from hexrail.stage import Prepared, home_nodes
 
 _OFFBOARD = KIND_CODES["offboard"]
-_PAUSE_EVERY = 256  # kernel nodes between looks at the deadline (as `_dfs` looks)
+_PAUSE_EVERY = 256  # kernel nodes between looks at the deadline
 
 
 @dataclass
@@ -116,22 +117,18 @@ def payonce_applies(prep: Prepared) -> bool:
     return True
 
 
-def combine_payonce(prep: Prepared, *, deadline: float | None = None,
-                    kernel: bool = True) -> Selection:
-    """Exact best choice under stops paying once, hex subsidies and sets (module docstring).
-
-    `kernel`: search with the numba kernel where it applies; False: the Python search (its
-    slow twin, which tests compare it with)."""
-    return _Search(prep, deadline, kernel=kernel).run()
+def combine_payonce(prep: Prepared, *, deadline: float | None = None) -> Selection:
+    """Exact best choice under stops paying once, hex subsidies and sets (module docstring)."""
+    return _Search(prep, deadline).run()
 
 
 class _Search:
     def __init__(self, prep: Prepared, deadline: float | None, only: list[int] | None = None,
-                 checks: bool = True, trains: list[_Train] | None = None, kernel: bool = True,
+                 checks: bool = True, trains: list[_Train] | None = None,
                  board: KP.Board | None = None):
         """`only`: the trains that may run (the others stay idle); `checks`: enforce the home
-        route and meeting routes (off for a bound); `kernel`: search with the numba kernel if
-        it applies (`board`: its candidate arrays, when made already)."""
+        route and meeting routes (off for a bound); `board`: the kernel's candidate arrays,
+        when made already."""
         self.prep, self.deadline, self.checks = prep, deadline, checks
         self.n_trains = len(prep.trains)
         income = prep.objective == "income"
@@ -172,11 +169,9 @@ class _Search:
         self.best_choice: tuple[int, ...] = tuple([-1] * self.n_trains)
         self.nodes = 0
         self.timed_out = False
-        self.board = board  # the kernel's arrays; None: the Python search (`_dfs`)
-        if kernel and board is None and self.n_trains:
+        self.board = board  # the kernel's arrays (None: no trains)
+        if board is None and self.n_trains:
             self.board = self._board()
-            if _contested(self.board):
-                self.board = None  # only the Python search tries every payer
         # What the trains after a level (set trains aside) can earn at most, together: a cap on
         # their gains, which overlap each other (found by this search on those trains alone,
         # without legality checks).
@@ -185,7 +180,7 @@ class _Search:
             n_set = len(self.set_trains)
             for start in range(n_set if n_set else 1, len(self.order) - 1):
                 sub = _Search(prep, deadline, only=self.order[start:], checks=False,
-                              trains=self.trains, kernel=kernel, board=self.board)
+                              trains=self.trains, board=self.board)
                 sub.run()
                 self.nodes += sub.nodes
                 if not sub.timed_out:
@@ -348,8 +343,6 @@ class _Search:
         self.root_bound = self._bound(0, covered, hexes, 0)
         if self.board is not None:
             self._run_kernel()
-        else:
-            self._dfs(0, covered, hexes, 0, [-1] * self.n_trains)
         return self._selection()
 
     # -- the kernel -----------------------------------------------------------------------
@@ -470,7 +463,7 @@ class _Search:
             check_meet=bool(self.prep.rules.intersect and self.checks))
 
     def _run_kernel(self) -> None:
-        """`_dfs` from the root, in the kernel, in slices between which the deadline is
+        """The search from the root, in the kernel, in slices between which the deadline is
         watched."""
         board, levels = self.board, self._levels()
         n_set = len(self.set_trains)
@@ -487,51 +480,6 @@ class _Search:
         self.nodes += int(st.ctl[KP.NODES])
         self.best_value = int(st.ctl[KP.BEST])
         self.best_choice = tuple(st.best_choice.tolist())
-
-    def _join_slacks(self, depth: int, choice: list[int]) -> np.ndarray | None:
-        """At the last set train's level, per candidate the join slack its choice can bring:
-        one per join among the placed set routes and per end it shares with them."""
-        if depth != len(self.set_trains) - 1:
-            return None
-        t = self.order[depth]
-        placed = [self.trains[u].ends[choice[u]] for u in self.order[:depth] if choice[u] >= 0]
-        seen: dict[int, int] = {}
-        for pair in placed:
-            for e in pair:
-                seen[e] = seen.get(e, 0) + 1
-        among = sum(c - 1 for c in seen.values())
-        tr = self.trains[t]
-        if not tr.ends:
-            return np.zeros(0, np.int64)
-        meets = np.isin(tr.ends_arr, list(seen)).sum(axis=1)
-        return (among + meets) * self.slack
-
-    def _must_join(self, depth: int, choice: list[int]) -> np.ndarray | None:
-        """At the last set train's level: when running it apart from the others would break
-        the temporary-train rules, the candidates that share an end with a placed set route
-        (None: any may run)."""
-        if depth != len(self.set_trains) - 1 or depth == 0:
-            return None
-        t = self.order[depth]
-        placed = [u for u in self.order[:depth] if choice[u] >= 0]
-        if not placed:
-            return None
-        ends = [self.trains[u].ends[choice[u]] for u in placed]
-        temporary = [self.prep.set_role[u] == SET_TEMPORARY for u in placed]
-        apart = ends + [(-1, -2)]  # t's route meeting no other
-        if sets_legal(build_sets(apart, temporary + [self.prep.set_role[t] == SET_TEMPORARY]),
-                      temporary + [self.prep.set_role[t] == SET_TEMPORARY]):
-            return None
-        tr = self.trains[t]
-        if tr.by_end is None:
-            tr.by_end = {}
-            for k, (a, b) in enumerate(tr.ends):
-                tr.by_end.setdefault(a, []).append(k)
-                tr.by_end.setdefault(b, []).append(k)
-        mask = np.zeros(len(tr.keep), np.bool_)
-        for e in {s for pair in ends for s in pair}:
-            mask[tr.by_end.get(e, [])] = True
-        return mask
 
     def _same(self, t: int, u: int) -> bool:
         """Are trains t and u interchangeable (same candidates, same rules)?"""
@@ -568,109 +516,6 @@ class _Search:
         joins = max(0, len(self.set_trains) - 1)
         return base + rest + joins * self.slack
 
-    def _dfs(self, depth: int, covered, hexes, base: int, choice: list[int]) -> None:
-        self.nodes += 1
-        if self.deadline is not None and self.nodes % 256 == 0 and time.perf_counter() > self.deadline:
-            self.timed_out = True
-        if self.timed_out:
-            return
-        if depth == len(self.order):
-            value = self._price(choice)
-            if value is not None and value > self.best_value:
-                self.best_value, self.best_choice = value, tuple(choice)
-            return
-        if depth == len(self.set_trains) and depth and not self._sets_priced and self.set_trains:
-            # every set train placed: price its sets exactly (only set ends pay), for each
-            # direction of the routes that decides where a loop of routes pays
-            for arrangement, ends_paid, set_value in self._set_options(choice):
-                covered = np.zeros(self.n_loc, np.int64)
-                base = set_value * self.rev_scale + int(hexes.sum()) * self.hex_weight
-                for t, locs in ends_paid.items():
-                    base += int(self.prep.candidates[t].bonus[self.trains[t].keep[choice[t]]]) * self.rev_scale
-                    for loc, s in locs.items():
-                        w = self._weight(t, s)
-                        if w > covered[loc]:
-                            base += w - int(covered[loc])
-                            covered[loc] = w
-                self._sets_priced, self._arrangement = True, arrangement
-                try:
-                    self._dfs(depth, covered, hexes, base, choice)
-                finally:
-                    self._sets_priced = False
-            return
-        t = self.order[depth]
-        tr = self.trains[t]
-        gains = self._gains(t, covered, hexes)
-        joins = max(0, len(self.set_trains) - 1) * self.slack if depth < len(self.set_trains) else 0
-        # identical trains take candidates in increasing index (idle = last)
-        floor = -1
-        if depth and self._same(self.order[depth - 1], t):
-            prev = self.order[depth - 1]
-            floor = choice[prev] if choice[prev] >= 0 else len(tr.keep)
-        # the identical trains after this one choose from this one's index on
-        followers = self._followers[depth]
-        tail = depth + 1 + followers
-        tail_sets, tail_others = self._rest_parts(self.order[tail:], covered, hexes)
-        top = max(0, int(gains.max())) if len(gains) else 0
-
-        def rest_from(best_follower):
-            more = followers * best_follower
-            if self.prep.set_role[t]:
-                return tail_sets + more + self._cap(tail_others, tail)
-            return tail_sets + self._cap(tail_others + more, depth + 1)
-
-        loose = int(rest_from(top))
-        meets = self._join_slacks(depth, choice) if joins else None
-        slack = joins
-        if meets is not None:
-            slack = meets
-            joins = max(joins, int(meets.max())) if len(meets) else joins
-        if base + top + loose + joins <= self.best_value:
-            return  # neither a route nor idleness can beat the best plan
-        suffix = np.maximum.accumulate(np.maximum(gains, 0)[::-1])[::-1] if followers else 0
-        joining = self._must_join(depth, choice)
-        # Each candidate's own bound, all at once: the loop below re-checks against the best
-        # plan as it improves.
-        bound = base + gains + rest_from(suffix) + slack
-        if followers and floor < 0:
-            # The first of identical trains: its followers bounded given each of its routes.
-            # They lose the route's payable locations, so the route counts all of them (a pay
-            # limit may leave one to a follower).
-            hexed = (tr.hex_ptr, tr.hex_idx, hexes, self.hex_weight if tr.hexes is not None else 0)
-            after = K.follower_gains(tr.pay_ptr, tr.pay_loc, tr.pay_w, tr.alone, tr.extra, covered,
-                                     *hexed)
-            uncapped = K.route_gains(tr.pay_ptr, tr.pay_loc, tr.pay_w,
-                                     np.full(len(gains), 1 << 62, np.int64), tr.extra, covered,
-                                     *hexed)
-            bound = np.minimum(bound, base + uncapped + rest_from(after) + slack)
-        ok = bound > self.best_value
-        ok[:max(floor, 0)] = False
-        if joining is not None:
-            ok &= joining
-        order = np.argsort(-gains, kind="stable")
-        for k in order[ok[order]].tolist():
-            if base + int(gains[k]) + loose + joins <= self.best_value:
-                break
-            if int(bound[k]) <= self.best_value:
-                continue
-            locs = tr.pay_loc[tr.pay_ptr[k]:tr.pay_ptr[k + 1]]
-            worth = tr.pay_w[tr.pay_ptr[k]:tr.pay_ptr[k + 1]]
-            new_cov = covered.copy()
-            new_cov[locs] = np.maximum(covered[locs], worth)
-            add = int(np.maximum(worth - covered[locs], 0).sum()) + int(tr.extra[k])
-            new_hex = hexes
-            if tr.hexes is not None:
-                add += int((tr.hexes[k] & ~hexes).sum()) * self.hex_weight
-                new_hex = hexes | tr.hexes[k]
-            choice[t] = int(k)
-            self._dfs(depth + 1, new_cov, new_hex, base + add, choice)
-            choice[t] = -1
-            if self.timed_out:
-                return
-        if floor <= len(tr.keep) and base + int(rest_from(0)) + joins > self.best_value:
-            # idle (and so are the identical trains after it)
-            self._dfs(depth + 1, covered, hexes, base, choice)
-
     # -- pricing a complete choice exactly -------------------------------------------------
     def _arrangements(self, choice: list[int]) -> list[tuple[tuple[int, ...], frozenset[int]]]:
         """The plan orders and directions of the set routes worth trying, as (order, routes
@@ -696,7 +541,8 @@ class _Search:
         if max(count.values()) == 1:
             return plain  # no route meets another: sets of one, no loop
         temporary = [self.prep.set_role[t] == SET_TEMPORARY for t in set_running]
-        loop = any(a == b for a, b in (set_ends(m, ends) for m in build_sets(ends, temporary)))
+        # a loop, or a set of one end only (illegal in some arrangements, maybe not in others)
+        loop = any(e is None or e[0] == e[1] for e in (set_ends(m, ends) for m in build_sets(ends, temporary)))
         if max(count.values()) < 3 and not loop:
             return plain
         if len(set_running) > 4:  # too many to try: only the loops' directions
@@ -704,23 +550,6 @@ class _Search:
                     for r in range(len(set_running) + 1) for f in combinations(set_running, r)]
         return [(order, frozenset(f)) for order in permutations(set_running)
                 for r in range(len(set_running) + 1) for f in combinations(set_running, r)]
-
-    def _set_options(self, choice: list[int]) -> list[tuple[tuple, dict, int]]:
-        """The legal ways the chosen set routes form sets, as (arrangement, per set train the
-        locations it may be paid for, the sets' bonuses); of arrangements pricing alike only
-        the first, since the rest can only tie with it."""
-        out, seen = [], set()
-        for arrangement in self._arrangements(choice):
-            part = self._set_part(choice, arrangement)
-            if part is None:
-                continue
-            ends_paid, set_value, _ = part
-            key = (set_value, tuple(sorted((t, tuple(sorted(paid.items())))
-                                           for t, paid in ends_paid.items())))
-            if key not in seen:
-                seen.add(key)
-                out.append((arrangement, ends_paid, set_value))
-        return out
 
     def _set_part(self, choice: list[int], arrangement=None):
         """The sets of the chosen set routes, as 18xx.games forms them (in the `arrangement`'s
@@ -763,7 +592,7 @@ class _Search:
         else:
             built = build_sets(list(ends), list(temporary))
         formed = None
-        if sets_legal(built, list(temporary)):
+        if sets_legal(built, list(temporary)) and all(set_ends(m, ends) for m in built):
             formed = []
             for members in built:
                 a, b = set_ends(members, ends)
@@ -942,13 +771,6 @@ def _connected(stop_sets: list[set[int]]) -> bool:
                 todo.append(j)
     return len(reached) == len(stop_sets)
 
-
-def _contested(board: KP.Board) -> bool:
-    """May a location be worth more to one train than to another (stops of one offboard area
-    with different values)? Then which train it pays matters, and only the Python search
-    (`_Search._assign`) tries every payer."""
-    pairs = np.unique(board.ent[:, [KP.E_LOC, KP.E_WORTH]], axis=0)
-    return len(np.unique(pairs[:, 0])) < len(pairs)
 
 
 def _stop_bits(routes: list[list[int]], n_nodes: int) -> np.ndarray:

@@ -24,8 +24,10 @@ def build_sets(ends: list[tuple[int, int]], temporary: list[bool]) -> list[list[
     return sets
 
 
-def set_ends(members: list[int], ends: list[tuple[int, int]]) -> tuple[int, int]:
-    """The stops that end only one route of the set (a loop: its first stop twice)."""
+def set_ends(members: list[int], ends: list[tuple[int, int]]) -> tuple[int, int] | None:
+    """The stops that end only one route of the set (a loop: its first stop twice); None for
+    a set with one such stop only, which 18xx.games refuses ("freight set with only one
+    end")."""
     count: dict[int, int] = {}
     for r in members:
         for s in ends[r]:
@@ -34,6 +36,8 @@ def set_ends(members: list[int], ends: list[tuple[int, int]]) -> tuple[int, int]
     if not free:
         first = next(iter(count))
         return first, first
+    if len(free) == 1:
+        return None
     return free[0], free[-1]
 
 
