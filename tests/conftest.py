@@ -104,7 +104,7 @@ def solve_checked(doc: dict, *, max_routes: int = 200_000):
     """Solve; the plan is optimal, legal and scored alike by the validator, and the oracle
     reaches the same optimum (income, then revenue)."""
     import hexrail
-    from hexrail.search.reference import reference_solve
+    from hexrail.oracle import reference_solve
     from hexrail.validate import check_plan
 
     plan = hexrail.solve(doc)

@@ -95,7 +95,7 @@ def variant(doc, **plan_rules):
 
 def oracle(doc, objective: str = "income"):
     """The brute-force optimum of `doc` with home route and intersect off (they must not bind)."""
-    reference = pytest.importorskip("hexrail.search.reference")
+    reference = pytest.importorskip("hexrail.oracle")
     if doc_profile(doc) == "1860":
         doc = variant(doc, home_route=False, intersect=False)
     return reference.reference_solve(doc, objective=objective)

@@ -18,7 +18,7 @@ from hexrail.errors import HexrailError
 from hexrail.io.native import load_position
 from hexrail.rules import ruled
 from hexrail.rules.g1862 import parse_name
-from hexrail.search.reference import reference_solve
+from hexrail.oracle import reference_solve
 
 
 def city(v: int) -> str:

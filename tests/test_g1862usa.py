@@ -20,7 +20,7 @@ from hexrail.errors import HexrailError
 from hexrail.io.native import load_position
 from hexrail.rules import ruled
 from hexrail.rules.g1862usa import Game1862USA, reaches
-from hexrail.search.reference import reference_solve
+from hexrail.oracle import reference_solve
 from hexrail.validate import check_plan
 
 X = "X"  # the operating company (unless a test says otherwise)

@@ -86,7 +86,7 @@ def city(revenue: int, slots: int = 1) -> str:
 
 def solve_checked(doc: dict) -> hexrail.Plan:
     """Solve, and require the oracle and the validator to agree with the plan."""
-    reference = pytest.importorskip("hexrail.search.reference")
+    reference = pytest.importorskip("hexrail.oracle")
     text = json.dumps(doc)
     plan = hexrail.solve(doc)
     assert plan.optimal, text

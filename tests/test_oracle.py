@@ -1,6 +1,6 @@
 """The solver against its slow twin: random boards, symmetric boards and hand-built cases.
 
-`hexrail.search.reference.reference_solve` enumerates every route and every plan by brute force
+`hexrail.oracle.reference_solve` enumerates every route and every plan by brute force
 (see its module); here the fast solver must agree with it on random small boards, every plan it
 returns must pass the independent validator with the same revenue, and turning or mirroring a
 board must not change the optimum. Hand-built boards pin each rule to revenue numbers.
@@ -22,7 +22,7 @@ from strategies import ExtrasProfile, mirror_position, positions, rotate_positio
 
 import hexrail
 from hexrail.errors import HexrailError
-from hexrail.search.reference import reference_routes, reference_solve
+from hexrail.oracle import reference_routes, reference_solve
 from hexrail.search.routes import enumerate_routes
 from hexrail.solve import prepare
 

@@ -148,7 +148,7 @@ def test_end_class_forbids_red_to_red():
     doc["rules"]["profile"] = "hooktest-ends"
     plan = solve(doc)
     assert plan.revenue == 70  # the city and the better offboard
-    from hexrail.search.reference import reference_solve
+    from hexrail.oracle import reference_solve
 
     assert reference_solve(doc).value == 70
     red_to_red = {"routes": [{"train": "3-0", "stops": ["A1-0", "A3-0", "A5-0"]}]}

@@ -27,7 +27,7 @@ from hexrail.io.g18xx import position_from_18xx
 from hexrail.plan import RouteSet
 from hexrail.rules import register
 from hexrail.rules.g1862 import Game1862
-from hexrail.search.reference import reference_solve
+from hexrail.oracle import reference_solve
 from hexrail.solve import prepare
 from hexrail.validate import build_sets, check_plan, set_ends
 

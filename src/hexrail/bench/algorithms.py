@@ -128,7 +128,7 @@ def solve_greedy(position: Position, time_limit: float | None) -> Plan:
 
 def solve_oracle(position: Position, time_limit: float | None) -> Plan:
     """The brute-force reference (every route of every train); declines large boards."""
-    from hexrail.search.reference import reference_solve
+    from hexrail.oracle import reference_solve
 
     hexes = board_size(position)
     if hexes > ORACLE_MAX_HEXES:

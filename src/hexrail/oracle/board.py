@@ -1,0 +1,79 @@
+"""The position as one train sees it: tile paths by hex side and node, and the profile's record of every node."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from hexrail.model.position import Hex, Position, Train
+from hexrail.model.tile import Node, Path
+from hexrail.oracle.result import LaneKey, NodeKey, PathKey
+from hexrail.rules.base import BYPASS, MANDATORY, PASSABLE, Profile
+
+
+def _gauge_ok(path: Path, gauge: str) -> bool:
+    return path.track == gauge or (path.track == "dual" and gauge in ("broad", "narrow"))
+
+
+class _Board:
+    """Per train: which paths meet at each node and at each hex side lane, and the hooks' answers."""
+
+    def __init__(self, pos: Position, profile: Profile, train: Train):
+        self.pos = pos
+        self.train = train
+        gauge = train.spec.track
+        self.at_node: dict[NodeKey, list[tuple[PathKey, int]]] = {}
+        self.at_side: dict[tuple[str, int, tuple[int, int]], list[tuple[PathKey, int]]] = {}
+        self.path: dict[PathKey, Path] = {}
+        self.node: dict[NodeKey, Node] = {}
+        self.hex: dict[str, Hex] = {}
+        for h in pos.hexes:
+            self.hex[h.id] = h
+            for n in h.tile.nodes:
+                self.node[(h.id, n.index)] = n
+            for k, p in enumerate(h.tile.paths):
+                if p.ignore or not _gauge_ok(p, gauge):
+                    continue
+                self.path[(h.id, k)] = p
+                for end_no, end in enumerate(p.ends):
+                    if end.is_edge:
+                        self.at_side.setdefault((h.id, end.edge, end.lane), []).append(((h.id, k), end_no))
+                    else:
+                        self.at_node.setdefault((h.id, end.node), []).append(((h.id, k), end_no))
+        # The profile's record of each node for this train, asked once per node.
+        rule = {key: profile.stop_rule(pos, train, self.hex[key[0]], n) for key, n in self.node.items()}
+        self.rule = rule
+        self.is_stop = {key: n.is_stop for key, n in self.node.items()}
+        self.blocks = {key: rule[key].block != PASSABLE for key in self.node}
+        self.can_end = {key: n.is_stop and rule[key].may_end for key, n in self.node.items()}
+        self.end_class = {key: rule[key].end_class for key in self.node}
+        self.anchor = {key: rule[key].anchor for key in self.node}
+        stops = [key for key, n in self.node.items() if n.is_stop]
+        self.count = {key: rule[key].count for key in stops}
+        self.optional = {key: rule[key].count != MANDATORY for key in stops}
+        self.value = {key: rule[key].value for key in stops}
+        self.cost = {key: rule[key].cost for key in stops}
+        self.tallies = {key: rule[key].tallies for key in stops}
+        self.subsidy = {key: rule[key].subsidy for key in stops}
+        self.tally_limits = profile.tally_limits(pos, train)
+        self.no_reentry = {h.id for h in pos.hexes if profile.reentry_forbidden(pos, h)}
+        self.tags = {h.id: tuple(profile.hex_tags(pos, train, h)) for h in pos.hexes}
+        self.bonuses = profile.bonuses(pos, train)
+        self.span_bonuses = profile.span_bonuses(pos, train)
+
+    def soft_block(self, key: NodeKey) -> bool:
+        """Blocked, but a bypass lets a train through (a city or pass full of other tokens)."""
+        return self.rule[key].block == BYPASS
+
+
+@dataclass
+class _Walk:
+    """The mutable state of the depth-first walk (everything is undone on the way back)."""
+
+    start: NodeKey
+    paths: list[PathKey] = field(default_factory=list)
+    lanes: list[LaneKey] = field(default_factory=list)
+    nodes: list[NodeKey] = field(default_factory=list)
+    stops: list[NodeKey] = field(default_factory=list)
+    hex_runs: list[str] = field(default_factory=list)  # hexes of the paths, runs collapsed
+    bypass: int = 0
+    node_lanes: list[int] = field(default_factory=list)  # per node: hexside lanes crossed before

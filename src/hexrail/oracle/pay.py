@@ -1,0 +1,146 @@
+"""What one route is paid: every choice of counted stops and every placing in the train's rows."""
+
+from __future__ import annotations
+
+from functools import cache
+from itertools import product
+
+from hexrail.model.trains import UNLIMITED
+from hexrail.oracle.board import _Board, _Walk
+from hexrail.oracle.result import NodeKey, ReferenceRoute
+from hexrail.rules.base import FIRST, OPTIONAL
+
+
+def _fit_checker(spec):
+    """``fits(stops)``: can stops given as (kind, visit cost) pairs be assigned to the rows?"""
+    rows = spec.rows
+
+    @cache
+    def fits(stops: tuple[tuple[str, int], ...]) -> bool:
+        return _assignment(rows, stops) is not None
+
+    return fits
+
+
+def _assignment(rows, stops) -> tuple[int, ...] | None:
+    """Any assignment of the stops to rows listing their kind within each row's visit units."""
+    options = [[r for r, row in enumerate(rows) if kind in row.kinds] for kind, _ in stops]
+    for assign in product(*options):
+        used = [0] * len(rows)
+        for (_, cost), r in zip(stops, assign):
+            used[r] += cost
+        if all(u <= row.visit or row.visit >= UNLIMITED for u, row in zip(used, rows)):
+            return assign
+    return None
+
+
+def _score_route(board: _Board, walk: _Walk, objective: str) -> ReferenceRoute | None:
+    """The best way to count and pay the route's stops; None if its mandatory stops don't fit."""
+    best = _choose_pay(board, walk.stops, frozenset(), objective)
+    if best is None:
+        return None
+    _, revenue, subsidy, counted, paid = best
+    bonus = _bonus(board, walk.stops)
+    return ReferenceRoute(
+        train=board.train.id,
+        paths=tuple(f"{h}:{k}" for h, k in walk.paths),
+        stops=tuple(_ref(s) for s in walk.stops),
+        counted=tuple(_ref(s) for s in walk.stops if s in counted),
+        paid=tuple(_ref(s) for s in walk.stops if s in paid),
+        revenue=revenue + bonus, subsidy=subsidy, bonus=bonus, bypass=walk.bypass,
+        crossings=len(walk.lanes), track=frozenset(walk.paths) | frozenset(walk.lanes),
+        nodes=tuple(_ref(n) for n in walk.nodes), span=_span(board, walk))
+
+
+def _span(board: _Board, walk: _Walk) -> tuple[tuple[str, int], ...]:
+    """The span bonuses the walk could earn: for each whose start and target it contains, the
+    amount less the price of the hex-side lanes crossed between them (the fewest)."""
+    lanes_at = dict(zip(walk.nodes, walk.node_lanes))
+    out = []
+    for b in board.span_bonuses:
+        starts = [lanes_at[k] for k in map(_key, b.start) if k in lanes_at]
+        targets = [lanes_at[k] for k in map(_key, b.target) if k in lanes_at]
+        if starts and targets:
+            amount = b.earned(min(abs(x - y) for x in starts for y in targets))
+            if amount > 0:
+                out.append((b.name, amount))
+    return tuple(out)
+
+
+def _key(ref: str) -> NodeKey:
+    hex_id, _, index = ref.rpartition("-")
+    return hex_id, int(index)
+
+
+def _choose_pay(board: _Board, stops: list[NodeKey] | tuple[NodeKey, ...],
+                unpayable: frozenset[NodeKey], objective: str) -> tuple | None:
+    """(objective value, revenue, subsidy, counted, paid) of the best way to count and pay
+    `stops`; stops in `unpayable` use distance but earn nothing (another route is paid for
+    them). None if the mandatory stops don't fit the rows."""
+    rows = board.train.spec.rows
+    mandatory = [s for s in stops if not board.optional[s]]
+    optional = [s for s in stops if board.optional[s]]
+    best = None  # (objective value, revenue, subsidy, counted, paid)
+    for mask in range(1 << len(optional)):
+        counted = mandatory + [s for j, s in enumerate(optional) if (mask >> j) & 1]
+        if any(board.count[s] == FIRST and s not in counted for s in optional) and any(
+                board.count[s] == OPTIONAL and s in counted for s in optional):
+            continue  # an optional stop counts only when every FIRST stop visited counts
+        options = [[r for r, row in enumerate(rows) if board.node[s].kind in row.kinds] for s in counted]
+        for assign in product(*options):
+            used = [0] * len(rows)
+            members: list[list[NodeKey]] = [[] for _ in rows]
+            for s, r in zip(counted, assign):
+                used[r] += board.cost[s]
+                members[r].append(s)
+            if any(u > row.visit and row.visit < UNLIMITED for u, row in zip(used, rows)):
+                continue
+            # Each row pays its best `row.pay` stops; a paid stop earns its value and its
+            # subsidy. Ranking by (worth to the objective, revenue) and taking the top of each
+            # row maximises that pair (pairs ordered lexicographically add up consistently).
+            paid: list[NodeKey] = []
+            revenue = subsidy = 0
+            for row, ms in zip(rows, members):
+                worth = {s: (0, 0) if s in unpayable else _worth(board, s, objective) for s in ms}
+                ranked = sorted(ms, key=lambda s: worth[s], reverse=True)
+                for s in ranked[:row.pay]:
+                    if worth[s] > (0, 0):
+                        paid.append(s)
+                        revenue += board.value[s]
+                        subsidy += board.subsidy[s]
+            value = revenue + subsidy if objective == "income" else revenue
+            if best is None or (value, revenue) > (best[0], best[1]):
+                best = (value, revenue, subsidy, counted, paid)
+    return best
+
+
+def _worth(board: _Board, stop: NodeKey, objective: str) -> tuple[int, int]:
+    """What paying `stop` adds: (objective value, revenue). Row multipliers are already in the
+    profile's stop value (a kind is paid by rows of one multiplier only)."""
+    revenue = board.value[stop]
+    return (revenue + board.subsidy[stop] if objective == "income" else revenue, revenue)
+
+
+def _ref(node: NodeKey) -> str:
+    return f"{node[0]}-{node[1]}"
+
+
+def _bonus(board: _Board, stops: list[NodeKey]) -> int:
+    """The route's bonuses: counts of visited stops per hex tag; exclusive groups pay their best."""
+    if not board.bonuses:
+        return 0
+    counts: dict[str, int] = {}
+    for h, _ in stops:
+        for tag in set(board.tags[h]):  # a stop counts once per tag its hex carries
+            counts[tag] = counts.get(tag, 0) + 1
+    total = 0
+    best_in_group: dict[str, int] = {}
+    for b in board.bonuses:
+        if not all(counts.get(tag, 0) >= at_least for tag, at_least in b.conditions):
+            continue
+        amount = b.amount * (counts.get(b.conditions[0][0], 0) if b.per_count else 1)
+        if b.group:
+            best_in_group[b.group] = max(best_in_group.get(b.group, amount), amount)
+        else:
+            total += amount
+    return total + sum(best_in_group.values())

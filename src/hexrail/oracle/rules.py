@@ -1,0 +1,41 @@
+"""The rules that couple a plan's routes: a route through the home station, routes that meet."""
+
+from __future__ import annotations
+
+from hexrail.model.position import Position
+from hexrail.oracle.result import ReferenceRoute
+
+
+def _home_nodes(pos: Position) -> frozenset[str]:
+    """The company's home token as node refs: its home node refs, or in each home hex the cities
+    holding its token (every city of the hex while none does)."""
+    out: set[str] = set()
+    for home in pos.operating().home:
+        if "-" in home:
+            out.add(home)
+            continue
+        hex_ = pos.hex(home)
+        cities = [n for n in hex_.tile.nodes if n.kind == "city"]
+        tokened = [n for n in cities
+                   if any(t is not None and t.company == pos.company for t in hex_.slots(n.index))]
+        out.update(f"{home}-{n.index}" for n in tokened or cities)
+    return frozenset(out)
+
+
+def _plan_ok(routes: list[ReferenceRoute], home: frozenset[str] | None, intersect: bool) -> bool:
+    """The rules that couple routes (docs/rules.md (generic)): with `home` (node refs), one route passes
+    through or stops at the home token; with `intersect`, the routes' stop sets form one network."""
+    if not routes:
+        return True
+    if home is not None and not any(n in home for r in routes for n in r.nodes):
+        return False
+    if intersect:
+        network = [set(routes[0].stops)]
+        rest = [set(r.stops) for r in routes[1:]]
+        while rest:
+            joined = [s for s in rest if any(s & t for t in network)]
+            if not joined:
+                return False
+            network += joined
+            rest = [s for s in rest if not any(s is j for j in joined)]
+    return True

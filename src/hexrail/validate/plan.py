@@ -1,0 +1,105 @@
+"""The rules that couple a plan's routes: shared track, the round's bypass, home route, meeting routes."""
+
+from __future__ import annotations
+
+import itertools
+
+from hexrail.plan import Plan
+from hexrail.validate.board import _Board, _lane_str, _parse_node_ref
+from hexrail.validate.refs import NodeRef, PathRef, _path_str
+from hexrail.validate.route import _check_route, _Route
+from hexrail.validate.walk import _stops
+
+
+def _trace_routes(board: _Board, plan: Plan) -> list[_Route]:
+    """Check each route; routes given by track first, so routes drawn by their stops can keep
+    off the track those use."""
+    trains = {t.id: t for t in board.pos.trains}
+    routes = [_Route(r) for r in plan.routes]
+    busy: set[str] = set()
+    taken: tuple[set[PathRef], set[tuple]] = (set(), set())
+    for route in sorted(routes, key=lambda r: not r.plan.paths):
+        _check_route(board, route, trains, busy, taken)
+        if route.walk is not None:
+            taken[0].update(route.walk.paths)
+            taken[1].update(route.walk.lanes)
+    return routes
+
+
+def _shared_track_errors(board: _Board, routes: list[_Route]) -> list[str]:
+    """No two routes share a path or a hexside lane (unless the rules let trains share track)."""
+    if board.rules.share_track:
+        return []
+    errors = []
+    walked = [r for r in routes if r.walk is not None]
+    for a, b in itertools.combinations(walked, 2):
+        names = f"trains {a.plan.train} and {b.plan.train}"
+        for ref in sorted(set(a.walk.paths) & set(b.walk.paths)):
+            errors.append(f"{names} both use track {_path_str(ref)}")
+        for key in sorted(set(a.walk.lanes) & set(b.walk.lanes)):
+            errors.append(f"{names} both cross {_lane_str(key)}")
+    return errors
+
+
+def _bypass_errors(board: _Board, routes: list[_Route]) -> list[str]:
+    """Bypasses of blocked cities are a budget for the whole round, not per train."""
+    limit = board.rules.max_bypass
+    used = [(r.plan.train, name) for r in routes if r.legal for name in r.bypassed]
+    if len(used) <= limit:
+        return []
+    where = ", ".join(f"{train} at {name}" for train, name in used)
+    return [f"the trains pass through {len(used)} cities full of other companies' tokens "
+            f"({where}); the rules allow {limit} bypass per round"]
+
+
+def _home_cities(board: _Board) -> set[NodeRef]:
+    """The company's home token: its home node references, or the cities of its home hexes
+    holding its token (every city of the hex while none does)."""
+    pos = board.pos
+    out: set[NodeRef] = set()
+    for home in pos.operating().home:
+        if "-" in home:
+            ref, _ = _parse_node_ref(board, home)
+            if ref is not None:
+                out.add(ref)
+            continue
+        cities = [n for n in pos.hex(home).tile.nodes if n.kind == "city"]
+        own = [n for n in cities if any(t is not None and t.company == pos.company
+                                        for t in pos.hex(home).slots(n.index))]
+        out.update((home, n.index) for n in own or cities)
+    return out
+
+
+def _home_errors(board: _Board, routes: list[_Route]) -> list[str]:
+    """With home-route rules, one route includes the company's home token."""
+    home = board.pos.operating().home
+    walked = [r for r in routes if r.walk is not None]
+    if not board.rules.home_route or not walked:
+        return []
+    cities = _home_cities(board)
+    for route in walked:
+        if cities & set(route.walk.nodes):
+            return []
+    shown = ", ".join(home) or "none given"
+    return [f"no route includes the home of {board.pos.company} ({shown})"]
+
+
+def _intersect_errors(board: _Board, routes: list[_Route]) -> list[str]:
+    """With intersect rules, routes sharing stops (transitively) must form one network."""
+    walked = [r for r in routes if r.walk is not None]
+    if not board.rules.intersect or len(walked) < 2:
+        return []
+    stop_sets = [set(_stops(board, r.walk)) for r in walked]
+    network = {0}
+    grown = True
+    while grown:
+        grown = False
+        for i, stops in enumerate(stop_sets):
+            if i not in network and any(stops & stop_sets[j] for j in network):
+                network.add(i)
+                grown = True
+    apart = [walked[i].plan.train for i in range(len(walked)) if i not in network]
+    if not apart:
+        return []
+    return [f"the routes do not form one network: trains {', '.join(apart)} share no stop with "
+            f"the route of train {walked[0].plan.train} and those joined to it"]

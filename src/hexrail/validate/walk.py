@@ -1,0 +1,183 @@
+"""The rules of one route's walk: ends, repeats, what it passes through, token, groups, re-entry, limits."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hexrail.model.position import Train
+from hexrail.rules.base import BYPASS, PASSABLE
+from hexrail.validate.board import _Board, _gauge_ok, _lane_str, _Walk
+from hexrail.validate.pay import _best_pay, _distance_error
+from hexrail.validate.refs import NodeRef, PathRef, _node_str, _path_str
+
+
+def _stops(board: _Board, walk: _Walk) -> list[NodeRef]:
+    return [n for n in walk.nodes if board.node(n).is_stop]
+
+
+def _gauge_errors(board: _Board, train: Train, paths: list[PathRef]) -> list[str]:
+    """Rule 1: the train runs only on track of its gauge (and never on ignored track)."""
+    gauge = train.spec.track
+    errors = []
+    for ref in paths:
+        path = board.path(ref)
+        if path.ignore:
+            errors.append(f"track {_path_str(ref)} is not usable for routes (marked ignore)")
+        elif not _gauge_ok(path.track, gauge):
+            errors.append(f"track {_path_str(ref)} is {path.track} gauge, train {train.id} runs on "
+                          f"{gauge} track")
+    return errors
+
+
+def _end_errors(board: _Board, train: Train, walk: _Walk) -> list[str]:
+    """Rule 3: both ends are stops the train may end at, and enough stops are visited."""
+    errors = []
+    ends = (("starts", walk.start, walk.paths[0] if walk.paths else None),
+            ("ends", walk.end, walk.paths[-1] if walk.paths else None))
+    for verb, end, ref in ends:
+        if end.is_edge:
+            errors.append(f"route {verb} at side {end.edge} of {ref[0]} (track {_path_str(ref)}), "
+                          "not at a stop")
+            continue
+        node_ref = (walk.hexes[0] if verb == "starts" else walk.hexes[-1], end.node)
+        node = board.node(node_ref)
+        if not node.is_stop:
+            errors.append(f"route {verb} at {_node_str(node_ref)}, a {node.kind}, not at a stop")
+        elif not board.rule(train, node_ref).may_end:
+            errors.append(f"route {verb} at {_node_str(node_ref)}, a {node.kind} where a "
+                          f"{train.name} train may not start or end")
+    if not walk.start.is_edge and not walk.end.is_edge:
+        first = (walk.hexes[0], walk.start.node)
+        last = (walk.hexes[-1], walk.end.node)
+        classes = [board.rule(train, r).end_class for r in (first, last)]
+        if first != last and classes[0] and classes[0] == classes[1]:
+            errors.append(f"route runs from {_node_str(first)} to {_node_str(last)}, two ends of "
+                          f"a kind no route may join")
+    count = len(_stops(board, walk))
+    if count < train.spec.min_stops:
+        errors.append(f"visits {count} stop{'s' * (count != 1)}, a route needs at least "
+                      f"{train.spec.min_stops}")
+    return errors
+
+
+def _repeat_errors(walk: _Walk) -> list[str]:
+    """Rule 4: no path, hexside lane or node twice."""
+    errors = []
+    for ref, n in _repeated(walk.paths):
+        errors.append(f"uses track {_path_str(ref)} {n} times")
+    for key, n in _repeated(walk.lanes):
+        errors.append(f"crosses {_lane_str(key)} {n} times")
+    for ref, n in _repeated(walk.nodes):
+        errors.append(f"visits node {_node_str(ref)} {n} times")
+    return errors
+
+
+def _repeated(items: tuple) -> list[tuple[Any, int]]:
+    counts: dict[Any, int] = {}
+    for item in items:
+        counts[item] = counts.get(item, 0) + 1
+    return [(item, n) for item, n in counts.items() if n > 1]
+
+
+def _through_errors(board: _Board, train: Train, walk: _Walk) -> tuple[list[str], list[str]]:
+    """Rule 5: what the walk may pass through. Returns (errors, blocked cities bypassed).
+
+    A blocking city (or mountain pass) costs one of the round's bypasses; any other blocking
+    node (an offboard) is a route end only. Terminal track ends the route at its node.
+    """
+    errors: list[str] = []
+    bypassed: list[str] = []
+    for ref, before, after in walk.through:
+        node, name = board.node(ref), _node_str(ref)
+        for track in (before, after):
+            if board.path(track).terminal:
+                errors.append(f"passes through {name} over terminal track {_path_str(track)}; "
+                              "terminal track ends the route there")
+        block = board.rule(train, ref).block
+        if block == PASSABLE:
+            continue
+        if block == BYPASS:
+            bypassed.append(name)
+        elif node.kind == "offboard":
+            errors.append(f"passes through {name}, an offboard; offboards are route ends")
+        else:
+            errors.append(f"passes through {name}, a {node.kind} that blocks this train")
+    limit = board.rules.max_bypass
+    if bypassed and limit == 0:
+        errors.extend(f"passes through {name}, a city full of other companies' tokens"
+                      for name in bypassed)
+    elif len(bypassed) > limit:
+        errors.append(f"passes through {len(bypassed)} cities full of other companies' tokens "
+                      f"({', '.join(bypassed)}); the rules allow {limit} bypass per round")
+    return errors, bypassed
+
+
+def _token_errors(board: _Board, train: Train, walk: _Walk) -> list[str]:
+    """Rule 6: a train that needs a token visits a node where the company counts as tokened."""
+    if not train.spec.requires_token:
+        return []
+    if any(board.rule(train, n).anchor for n in walk.nodes):
+        return []
+    return [f"visits no city with a {board.pos.company} token"]
+
+
+def _group_errors(board: _Board, walk: _Walk) -> list[str]:
+    """Rule 7: at most one stop of each group (e.g. the hexes of one off-board area)."""
+    members: dict[str, list[str]] = {}
+    for ref in _stops(board, walk):
+        for group in board.node(ref).groups:
+            members.setdefault(group, []).append(_node_str(ref))
+    return [f"visits {len(refs)} stops of group {group} ({', '.join(refs)}); at most one may be "
+            "visited" for group, refs in members.items() if len(refs) > 1]
+
+
+def _reentry_errors(board: _Board, walk: _Walk) -> list[str]:
+    """Rule 8: in hexes the profile protects, a route may not leave and come back."""
+    errors = []
+    for hex_id, runs in _repeated(walk.hexes):
+        if board.profile.reentry_forbidden(board.pos, board.hex(hex_id)):
+            errors.append(f"leaves {hex_id} and enters it again ({runs} times in all); "
+                          "re-entering this hex is forbidden")
+    return errors
+
+
+def _hex_limit_errors(train: Train, walk: _Walk) -> list[str]:
+    """Rule 9 for hex trains: hex-side crossings within the train's hexes."""
+    limit = train.spec.hexes
+    crossings = len(walk.lanes)
+    if limit > 0 and crossings > limit:
+        return [f"crosses {crossings} hex sides, a {train.name} train may cross {limit}"]
+    return []
+
+
+def _tally_errors(board: _Board, train: Train, walk: _Walk) -> list[str]:
+    """Rule 10: the visited stops' tallies (e.g. tokens of each type) lie within the train's
+    limits (`Profile.tally_limits`)."""
+    pos, profile = board.pos, board.profile
+    limits = profile.tally_limits(pos, train)
+    if not limits:
+        return []
+    counts: dict[str, int] = {}
+    for ref in _stops(board, walk):
+        for name, count in board.rule(train, ref).tallies:
+            counts[name] = counts.get(name, 0) + count
+    errors = []
+    for name, at_least, at_most in limits:
+        have = counts.get(name, 0)
+        if have < at_least:
+            errors.append(f"counts {have} {name}, a {train.name} train needs at least {at_least}")
+        elif have > at_most:
+            errors.append(f"counts {have} {name}, a {train.name} train may count at most {at_most}")
+    return errors
+
+
+def _walk_errors(board: _Board, train: Train, walk: _Walk) -> tuple[list[str], list[str]]:
+    """Every per-route rule on a connected walk. Returns (errors, bypassed cities)."""
+    through, bypassed = _through_errors(board, train, walk)
+    errors = (_end_errors(board, train, walk) + _repeat_errors(walk) + through
+              + _token_errors(board, train, walk) + _group_errors(board, walk)
+              + _reentry_errors(board, walk) + _hex_limit_errors(train, walk)
+              + _tally_errors(board, train, walk))
+    if _best_pay(board, train, _stops(board, walk)) is None:
+        errors.append(_distance_error(board, train, _stops(board, walk)))
+    return errors, bypassed
