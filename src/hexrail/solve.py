@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, replace
-from functools import lru_cache
 from collections.abc import Callable
+from dataclasses import replace
+from functools import lru_cache
 from typing import Any
 
 import numpy as np

@@ -13,6 +13,7 @@ from hexrail.model.trains import UNLIMITED, TrainSpec
 from hexrail.rules.base import FIRST, OPTIONAL, Bonus, CyclicRun, Profile, SpanBonus
 
 KIND_INDEX = {"city": 0, "town": 1, "offboard": 2, "halt": 3}
+N_SUBSETS = 1 << len(KIND_INDEX)  # sets of stop kinds, by bitmask: the rows' capacities per set
 NO_LIMIT = 1 << 40
 
 # `TrainData.node_optional`: how a visited stop counts (the kernels' codes for `StopRule.count`).
@@ -21,8 +22,8 @@ COUNT_CODE = {OPTIONAL: 1, FIRST: 2}  # mandatory: 0
 
 def row_caps(spec: TrainSpec, field: str) -> np.ndarray:
     """Capacity of the rows for every set of stop kinds (bit k = kind k): the Hall bound."""
-    caps = np.zeros(16, np.int64)
-    for s in range(1, 16):
+    caps = np.zeros(N_SUBSETS, np.int64)
+    for s in range(1, N_SUBSETS):
         kinds = {k for k, i in KIND_INDEX.items() if (s >> i) & 1}
         total = 0
         for row in spec.rows:

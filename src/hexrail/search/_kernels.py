@@ -24,13 +24,16 @@ PAUSE = 2  # the step budget is spent: call again to go on
 HARD_BLOCK = 2  # never passed through (offboards, terminal ends)
 SOFT_BLOCK = 1  # passed through only by spending a bypass
 
+N_KINDS = 4  # stop kinds: city, town, offboard, halt (`hexrail.graph.trains.KIND_INDEX`)
+N_SUBSETS = 1 << N_KINDS  # sets of kinds, by bitmask (0: the empty set): the rows' Hall sums
+
 
 @njit(cache=True, nogil=True)
 def hall_ok(cnt, cap):
     """Can stops with `cnt[k]` of each kind k fit rows whose caps per kind-subset are `cap`?"""
-    for s in range(1, 16):
+    for s in range(1, N_SUBSETS):
         tot = 0
-        for k in range(4):
+        for k in range(N_KINDS):
             if (s >> k) & 1:
                 tot += cnt[k]
         if tot > cap[s]:
@@ -41,7 +44,7 @@ def hall_ok(cnt, cap):
 @njit(cache=True, nogil=True, inline="always")
 def _fits(tot, cap, k, amount):
     """Can `amount` more of kind k join rows holding `tot[s]` per kind-subset s?"""
-    for s in range(1, 16):
+    for s in range(1, N_SUBSETS):
         if (s >> k) & 1 and tot[s] + amount > cap[s]:
             return False
     return True
@@ -49,7 +52,7 @@ def _fits(tot, cap, k, amount):
 
 @njit(cache=True, nogil=True, inline="always")
 def _add(tot, k, amount):
-    for s in range(1, 16):
+    for s in range(1, N_SUBSETS):
         if (s >> k) & 1:
             tot[s] += amount
 
@@ -80,7 +83,7 @@ def select_paid(stops, n, node_kidx, node_cost, node_optional, node_weight, node
     FIRST stops (1860's towns under nationalization) are counted, best first, before any
     OPTIONAL stop, even when worth nothing; OPTIONAL stops are tried only if every FIRST stop
     fitted. Exact for rows that pay every stop they count (the rows FIRST stops are for).
-    `order`, `vis` and `pay` are work arrays (at least n and 16 long): the caller's, so that a
+    `order`, `vis` and `pay` are work arrays (at least n and N_SUBSETS long): the caller's, so that a
     call allocates nothing.
     """
     has_first = False
@@ -107,7 +110,7 @@ def select_paid(stops, n, node_kidx, node_cost, node_optional, node_weight, node
                 break
     vis[:] = 0
     pay[:] = 0
-    for k in range(4):
+    for k in range(N_KINDS):
         if visit_cnt[k]:
             _add(vis, k, visit_cnt[k])
     for i in range(n):
@@ -136,14 +139,24 @@ def select_paid(stops, n, node_kidx, node_cost, node_optional, node_weight, node
                 first_left_out = True
 
 
-TALLY = 109  # length of the walk's tally array (see `_tally`)
+# The walk's running tallies (`_tally`), one int64 array laid out so:
+MAX_TAGS = 64
+T_TAGS = 0  # [T_TAGS, T_TAGS + MAX_TAGS): visited stops per bonus tag
+T_REVENUE = T_TAGS + MAX_TAGS  # revenue, subsidy, objective weight of the stops worth counting
+T_SUBSIDY = T_REVENUE + 1
+T_WEIGHT = T_REVENUE + 2
+T_PAY = T_REVENUE + 3  # [T_PAY, T_PAY + N_SUBSETS): their load on the pay rows per kind subset
+T_VISIT = T_PAY + N_SUBSETS  # ... and their visit cost on the visit rows
+T_PAY_OVER = T_VISIT + N_SUBSETS  # how many kind subsets are loaded past their pay cap
+T_VISIT_OVER = T_PAY_OVER + 1  # ... past their visit cap
+TALLY = T_VISIT_OVER + 1  # the array's length
 
 
 @njit(cache=True, nogil=True, inline="always")
 def _load(tally, base, over, cap, k, amount):
     """Add `amount` of kind k to the per-kind-subset loads ``tally[base + s]``, keeping in
     ``tally[over]`` how many subsets are loaded past their cap."""
-    for s in range(1, 16):
+    for s in range(1, N_SUBSETS):
         if (s >> k) & 1:
             old = tally[base + s]
             new = old + amount
@@ -160,25 +173,24 @@ def _tally(tally, s, sign, node_kidx, node_cost, node_optional, node_value, node
     """Move stop s into (sign 1) or out of (sign -1) the walk's running tallies, so that a
     route's value is known without looking at its stops when it may count all of them:
 
-    - ``tally[8:72]``: the visited stops per bonus tag;
-    - ``[72:75]``: revenue, subsidy and objective weight of the stops worth counting
-      (`_worth_counting`);
-    - ``[75:91]`` and ``[91:107]``: their load on the pay rows and their visit cost on the
-      visit rows, per kind-subset (the Hall sums); ``[107]`` and ``[108]``: how many subsets
-      are over their cap. Both 0: every stop worth counting is counted and paid.
+    the visited stops per bonus tag (``T_TAGS``); revenue, subsidy and objective weight of the
+    stops worth counting (`_worth_counting`; ``T_REVENUE``, ``T_SUBSIDY``, ``T_WEIGHT``); their
+    load on the pay rows and their visit cost on the visit rows, per kind subset (the Hall
+    sums, ``T_PAY``, ``T_VISIT``), and how many subsets are over their cap (``T_PAY_OVER``,
+    ``T_VISIT_OVER``). Both 0: every stop worth counting is counted and paid.
     """
     if _worth_counting(node_optional, node_weight, s):
         k = node_kidx[s]
-        tally[72] += sign * node_value[s]
-        tally[73] += sign * node_subsidy[s]
-        tally[74] += sign * node_weight[s]
-        _load(tally, 75, 107, pay_cap, k, sign)
-        _load(tally, 91, 108, visit_cap, k, sign * node_cost[s])
+        tally[T_REVENUE] += sign * node_value[s]
+        tally[T_SUBSIDY] += sign * node_subsidy[s]
+        tally[T_WEIGHT] += sign * node_weight[s]
+        _load(tally, T_PAY, T_PAY_OVER, pay_cap, k, sign)
+        _load(tally, T_VISIT, T_VISIT_OVER, visit_cap, k, sign * node_cost[s])
     t = node_tags[s]
     b = 0
     while t:
         if t & 1:
-            tally[8 + b] += sign
+            tally[T_TAGS + b] += sign
         t >>= 1
         b += 1
 
@@ -318,8 +330,8 @@ def enumerate_anchor(
         if forbid[w]:
             has_forbid = True
     sel_order = np.empty(depth_cap, np.int64)
-    sel_vis = np.zeros(16, np.int64)
-    sel_pay = np.zeros(16, np.int64)
+    sel_vis = np.zeros(N_SUBSETS, np.int64)
+    sel_pay = np.zeros(N_SUBSETS, np.int64)
     group_best = np.zeros(max(n_bonus_groups, 1), np.int64)
 
     if state[0] == -2:
@@ -527,13 +539,13 @@ def enumerate_anchor(
         # Most routes can count every stop worth counting: then the tallies give the value with
         # no choosing. That is when the optional stops worth something fit the visit rows
         # beside the mandatory ones, and all of these fit the pay rows.
-        all_fit = tally[107] == 0 and tally[108] == 0
+        all_fit = tally[T_PAY_OVER] == 0 and tally[T_VISIT_OVER] == 0
         bon = 0
         if n_bonus > 0:
-            bon = route_bonus(tally[8:72], bonus_cond_ptr, bonus_cond_tag, bonus_cond_min,
-                              bonus_amount, bonus_group, bonus_per_count, n_bonus_groups,
-                              group_best)
-        if tally[74] + bon < thr[0]:
+            bon = route_bonus(tally[T_TAGS:T_TAGS + MAX_TAGS], bonus_cond_ptr, bonus_cond_tag,
+                              bonus_cond_min, bonus_amount, bonus_group, bonus_per_count,
+                              n_bonus_groups, group_best)
+        if tally[T_WEIGHT] + bon < thr[0]:
             continue  # (choosing cannot pay more than counting every stop worth counting)
         m = 0
         for i in range(split - 1, -1, -1):
@@ -548,9 +560,9 @@ def enumerate_anchor(
             for i in range(m):
                 si = stops[i]
                 paid[i] = _worth_counting(node_optional, node_weight, si)
-            rev = tally[72]
-            sub = tally[73]
-            worth = tally[74]
+            rev = tally[T_REVENUE]
+            sub = tally[T_SUBSIDY]
+            worth = tally[T_WEIGHT]
         else:
             select_paid(stops, m, node_kidx, node_cost, node_optional, node_weight, node_value,
                         cnt, visit_cap, pay_cap, paid, sel_order, sel_vis, sel_pay)
