@@ -19,7 +19,6 @@ from hexrail.io.native import load_position
 from hexrail.model.position import Position
 from hexrail.plan import Plan, RoutePlan, RouteSet
 from hexrail.rules import ruled
-from hexrail.stage import OBJECTIVES, TIE_SCALE, Prepared, home_nodes, resources
 from hexrail.search.routes import (
     Candidates,
     enumerate_routes,
@@ -28,6 +27,7 @@ from hexrail.search.routes import (
     with_span_bonuses,
     with_tally_limits,
 )
+from hexrail.stage import OBJECTIVES, TIE_SCALE, Prepared, home_nodes, resources
 
 
 @lru_cache(maxsize=16)
