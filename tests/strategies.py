@@ -32,7 +32,6 @@ tokens are kept.
 from __future__ import annotations
 
 import copy
-from dataclasses import replace
 from fractions import Fraction
 
 from hypothesis import strategies as st
@@ -79,7 +78,7 @@ class ExtrasProfile(Profile):
             return rule
         # option no_red_to_red: offboards share an end class (no route joins two of them)
         red = node.kind == "offboard" and pos.option("no_red_to_red", False)
-        return replace(rule, subsidy=10 if node.kind == "halt" else 0, end_class=int(red))
+        return rule._replace(subsidy=10 if node.kind == "halt" else 0, end_class=int(red))
 
     def reentry_forbidden(self, pos, hex_):
         return bool(pos.option("no_reentry", False))

@@ -7,8 +7,6 @@ that stops in a hex with a ``mine`` icon, and switches the plan rules on from po
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 
 import hexrail
@@ -22,7 +20,7 @@ class HookTest(Profile):
 
     def stop_rule(self, pos, train, hex_, node):
         rule = super().stop_rule(pos, train, hex_, node)
-        return replace(rule, value=2 * rule.value) if node.kind == "town" else rule
+        return rule._replace(value=2 * rule.value) if node.kind == "town" else rule
 
     def bonuses(self, pos, train):
         return (Bonus("mine", 50, (("mine", 1),)),)
@@ -137,7 +135,7 @@ class EndClassTest(HookTest):
     name = "hooktest-ends"
 
     def stop_rule(self, pos, train, hex_, node):
-        return replace(super().stop_rule(pos, train, hex_, node), end_class=int(node.kind == "offboard"))
+        return super().stop_rule(pos, train, hex_, node)._replace(end_class=int(node.kind == "offboard"))
 
 
 def test_end_class_forbids_red_to_red():

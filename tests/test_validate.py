@@ -6,8 +6,6 @@ side 0 of A1 faces side 3 of A3, A3 faces A5, and so on.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 
 import hexrail
@@ -33,7 +31,7 @@ class HaltSubsidyProfile(Profile):
 
     def stop_rule(self, pos, train, hex_, node):
         rule = super().stop_rule(pos, train, hex_, node)
-        return replace(rule, subsidy=10) if node.kind == "halt" else rule
+        return rule._replace(subsidy=10) if node.kind == "halt" else rule
 
 
 @register

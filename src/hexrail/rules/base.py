@@ -9,7 +9,7 @@ Plan-level couplings (stops paying once, home route, one bypass per round, ...) 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 from hexrail.errors import HexrailError
 from hexrail.model.position import Hex, Position, Train
@@ -100,8 +100,7 @@ BYPASS = 1  # passed through only by spending one of the round's bypasses (a ful
 BLOCKS = 2  # never passed through (offboards): a route may only end there
 
 
-@dataclass(frozen=True, slots=True)
-class StopRule:
+class StopRule(NamedTuple):
     """What one node is to one train: the single record the compiler lowers to arrays and the
     validator and the oracle read, each on their own (`Profile.stop_rule`).
 
@@ -111,7 +110,9 @@ class StopRule:
     ``may_end`` whether a route may start or end there; two ends of one nonzero ``end_class``
     may not be joined by a route; ``tallies`` are named counts bounded per route by
     `Profile.tally_limits`; ``anchor``: the stop counts as the company's station (the token a
-    route needs). Nodes that are not stops have only ``block`` and ``anchor``.
+    route needs). Nodes that are not stops have only ``block`` and ``anchor``. A title changes
+    fields of the generic record with ``_replace`` (a named tuple: the compiler builds one per
+    train and node, so it must be cheap).
     """
 
     value: int = 0
@@ -191,13 +192,15 @@ class Profile:
         counts unless marked optional, uses its visit cost; a city closed to the company
         (`Hex.full_for`) is passed only with a bypass, an offboard never; any stop may end a
         route; a city with the company's station anchors it. A title changes what differs,
-        on the record this method returns (`dataclasses.replace`)."""
+        on the record this method returns (`StopRule._replace`)."""
         block = PASSABLE
+        anchor = False
         if node.kind == "offboard":
             block = BLOCKS
-        elif node.kind in ("city", "pass") and hex_.full_for(node.index, pos.company):
-            block = BYPASS
-        anchor = node.kind in ("city", "pass") and hex_.tokened_by(node.index, pos.company)
+        elif node.kind in ("city", "pass"):
+            anchor = hex_.tokened_by(node.index, pos.company)
+            if not anchor and hex_.full_for(node.index, pos.company):
+                block = BYPASS
         if not node.is_stop:
             return StopRule(block=block, may_end=False, anchor=anchor)
         return StopRule(value=stop_value(pos, train, hex_, node),
@@ -244,9 +247,10 @@ class Profile:
 def stop_value(pos: Position, train: Train, hex_: Hex, node: Node) -> int:
     """A stop's value to `train` under the generic rules: the train's own value for it (the
     18xx.games ``train_revenue``), else its value in the phase times the train's multipliers."""
-    ref = f"{hex_.id}-{node.index}"
-    if ref in train.revenue_overrides:
-        return int(train.revenue_overrides[ref])
+    if train.revenue_overrides:
+        ref = f"{hex_.id}-{node.index}"
+        if ref in train.revenue_overrides:
+            return int(train.revenue_overrides[ref])
     return node.value(pos.phase.colors) * train.spec.factor(node.kind)
 
 

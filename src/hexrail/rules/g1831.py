@@ -56,7 +56,6 @@ Delaware condition that both cities south of it are visited before returning.
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from typing import Any, ClassVar
 
 from hexrail.errors import HexrailError
@@ -185,13 +184,13 @@ class Game1831(Profile):
         stop is passed without pay or count. Own tokens, track rights included, never block."""
         rule = super().stop_rule(pos, train, hex_, node)
         if (hex_.id, node.index) in self.own_tokens(pos):
-            rule = replace(rule, block=PASSABLE)
+            rule = rule._replace(block=PASSABLE)
         if not node.is_stop:
             return rule
         used = self.usable(pos, train, hex_, node)
         values = token_values(pos)
-        return replace(
-            rule, value=sum(node.value(pos.phase.colors) + values[t] for t in used),
+        return rule._replace(
+            value=sum(node.value(pos.phase.colors) + values[t] for t in used),
             count=MANDATORY if used else OPTIONAL, cost=len(used) or node.visit_cost,
             may_end=bool(used), anchor=bool(used),
             tallies=tuple((t, used.count(t)) for t in TOKEN_TYPES if t in used))

@@ -201,14 +201,17 @@ class Game1860(Profile):
         elif lease == "original":
             if value % 2:
                 # Half a route's total is the sum of half of each stop only for even values
-                # (every 1860 value is a multiple of 10). the rule book rounds an odd total up,
+                # (every 1860 value is a multiple of 10). The rule book rounds an odd total up,
                 # 18xx.games (integer division) down; per-stop values can express neither.
                 raise HexrailError(f"a leased train (original insolvency) pays half a route's "
                                    f"revenue; stop value {value} is odd, which per-stop values "
                                    "cannot halve exactly", where=f"hex {hex_.id} node {node.index}")
             value //= 2
-        count = {"halt": OPTIONAL, "town": self.town_count(pos)}.get(node.kind, MANDATORY)
-        return replace(rule, value=value, subsidy=subsidy, count=count, may_end=node.kind != "halt")
+        if node.kind == "halt":
+            return rule._replace(value=value, subsidy=subsidy, count=OPTIONAL, may_end=False)
+        if node.kind == "town":
+            return rule._replace(value=value, count=self.town_count(pos))
+        return rule if value == rule.value else rule._replace(value=value)
 
     # -- routes and plans -----------------------------------------------------------------
     def reentry_forbidden(self, pos: Position, hex_: Hex) -> bool:

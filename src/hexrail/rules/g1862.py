@@ -43,7 +43,6 @@ company may run: ``"express"``, ``"local"``, ``"freight"``; absent = all), ``lon
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from typing import Any
 
 from hexrail.errors import HexrailError
@@ -153,7 +152,10 @@ class Game1862(Profile):
             return rule
         may_end = node.kind not in TOWN_KINDS and not (
             LONDON in node.groups and not _truthy(pos.state.get("london_link", True)))
-        return replace(rule, may_end=may_end, end_class={RED: 1, BLUE: 2}.get(hex_.tile.color, 0))
+        end_class = {RED: 1, BLUE: 2}.get(hex_.tile.color, 0)
+        if may_end and not end_class:
+            return rule
+        return rule._replace(may_end=may_end, end_class=end_class)
 
     def hex_subsidy(self, pos: Position, train: Train) -> int:
         return LOCAL_SUBSIDY if self.variant(pos, train) == "local" else 0

@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from dataclasses import replace
 from typing import Any, ClassVar
 
 from hexrail.errors import HexrailError
@@ -92,7 +91,7 @@ class Game1862USA(Profile):
         salt_lake = self.salt_lake(pos)
         if (node.is_stop and salt_lake.get("applies") and hex_.id == salt_lake["hex"]
                 and pos.company in SALT_LAKE_COMPANIES):
-            rule = replace(rule, value=rule.value + SALT_LAKE_PLUS)
+            rule = rule._replace(value=rule.value + SALT_LAKE_PLUS)
         return rule
 
     # -- routes ---------------------------------------------------------------------------

@@ -44,7 +44,6 @@ unlimited train.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any, ClassVar
 
 from hexrail.model.position import Hex, Position, Train
@@ -109,16 +108,19 @@ class G18SJ(Profile):
         as `_token_blocks` says."""
         rule = super().stop_rule(pos, train, hex_, node)
         electric = self.is_electric(train)
+        value = rule.value
         if electric and node.is_stop and _has_token(hex_, pos.company):
-            rule = replace(rule, value=2 * rule.value)
+            value *= 2
+        block = rule.block
         if node.kind in ("city", "pass"):
             slots = hex_.slots(node.index)
-            closed = (len(slots) == node.slots and all(t is not None for t in slots)
-                      and not hex_.tokened_by(node.index, pos.company)
+            closed = (len(slots) == node.slots and all(t is not None for t in slots) and not rule.anchor
                       and all(_token_blocks(t, electric, not electric and self.owns_electric(pos))
                               for t in slots))
-            rule = replace(rule, block=BYPASS if closed else PASSABLE)
-        return rule
+            block = BYPASS if closed else PASSABLE
+        if (value, block) == (rule.value, rule.block):
+            return rule
+        return rule._replace(value=value, block=block)
 
     # -- bonuses -------------------------------------------------------------------------
     def hex_tags(self, pos: Position, train: Train, hex_: Hex) -> tuple[str, ...]:
