@@ -7,19 +7,8 @@ from hexrail.oracle.result import ReferenceRoute
 
 
 def _home_nodes(pos: Position) -> frozenset[str]:
-    """The company's home token as node refs: its home node refs, or in each home hex the cities
-    holding its token (every city of the hex while none does)."""
-    out: set[str] = set()
-    for home in pos.operating().home:
-        if "-" in home:
-            out.add(home)
-            continue
-        hex_ = pos.hex(home)
-        cities = [n for n in hex_.tile.nodes if n.kind == "city"]
-        tokened = [n for n in cities
-                   if any(t is not None and t.company == pos.company for t in hex_.slots(n.index))]
-        out.update(f"{home}-{n.index}" for n in tokened or cities)
-    return frozenset(out)
+    """The company's home token as node refs (`Position.home_stops`)."""
+    return frozenset(pos.home_stops())
 
 
 def _plan_ok(routes: list[ReferenceRoute], home: frozenset[str] | None, intersect: bool) -> bool:

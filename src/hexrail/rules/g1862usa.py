@@ -164,8 +164,8 @@ def reaches(pos: Position, company: str, target_hex: str) -> bool:
                     at_side.setdefault((h.id, end.edge, end.lane), []).append((h.id, k, end_no))
                 else:
                     at_node.setdefault((h.id, end.node), []).append((h.id, k, end_no))
-    tokens = [(h.id, index) for h in pos.hexes for index, slots in h.tokens
-              if any(t is not None and t.company == company for t in slots)]
+    tokens = [(h.id, n.index) for h in pos.hexes for n in h.tile.nodes
+              if n.kind in ("city", "pass") and h.tokened_by(n.index, company)]
     seen_nodes = set(tokens)
     seen_runs: set[tuple[str, int, int]] = set()
     queue = deque(tokens)

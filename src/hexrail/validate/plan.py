@@ -55,18 +55,11 @@ def _bypass_errors(board: _Board, routes: list[_Route]) -> list[str]:
 def _home_cities(board: _Board) -> set[NodeRef]:
     """The company's home token: its home node references, or the cities of its home hexes
     holding its token (every city of the hex while none does)."""
-    pos = board.pos
     out: set[NodeRef] = set()
-    for home in pos.operating().home:
-        if "-" in home:
-            ref, _ = _parse_node_ref(board, home)
-            if ref is not None:
-                out.add(ref)
-            continue
-        cities = [n for n in pos.hex(home).tile.nodes if n.kind == "city"]
-        own = [n for n in cities if any(t is not None and t.company == pos.company
-                                        for t in pos.hex(home).slots(n.index))]
-        out.update((home, n.index) for n in own or cities)
+    for home in board.pos.home_stops():
+        ref, _ = _parse_node_ref(board, home)
+        if ref is not None:
+            out.add(ref)
     return out
 
 
