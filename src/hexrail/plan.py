@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hexrail.errors import HexrailError
+
+if TYPE_CHECKING:  # the solver's stages; the plan itself needs none of them (the validator reads plans)
+    from hexrail.graph.trains import TrainData
+    from hexrail.search.routes import Candidates
+    from hexrail.stage import Prepared
 
 FORMAT = "hexrail-plan/1"
 
@@ -172,3 +177,45 @@ def plan_from_json(data: Any) -> Plan:
     return Plan(routes=tuple(routes), revenue=int(data.get("revenue", 0)),
                 subsidy=int(data.get("subsidy", 0)), optimal=bool(data.get("optimal", False)),
                 upper_bound=int(data.get("upper_bound", 0)))
+
+
+# -- a plan from the solver's choice ------------------------------------------------------------
+
+
+def plan_route(prep: Prepared, t: int, i: int, *, revenue: int | None = None,
+               subsidy: int | None = None, paid: list[int] | None = None,
+               reverse: bool = False) -> RoutePlan:
+    """Describe candidate i of train t (revenue and paid stops may be overridden by coupling)."""
+    from hexrail.graph.trains import name_bonuses  # the fast side's names, only when solving
+
+    cands, td, graph = prep.candidates[t], prep.trains[t], prep.graph_of(t)
+    nodes = cands.route_nodes(i).tolist()
+    paid_ids = [n for n, p in zip(nodes, cands.route_paid(i).tolist()) if p] if paid is None else paid
+    paths: list[int] = []
+    for c in cands.route_chains(i).tolist():
+        paths.extend(graph.chain_path_list(c) if c >= 0 else graph.chain_path_list(~c, reverse=True))
+    hexes: list[str] = []
+    for p in paths:
+        h = graph.hex_ids[graph.path_hex[p]]
+        if not hexes or hexes[-1] != h:
+            hexes.append(h)
+    if reverse:  # the plan runs it the other way (where a loop of set routes pays)
+        nodes, paths, hexes = nodes[::-1], paths[::-1], hexes[::-1]
+        paid_ids = [n for n in nodes if n in set(paid_ids)]
+    return RoutePlan(
+        train=td.train.id, train_name=td.train.name,
+        stops=tuple(graph.node_ref[n] for n in nodes),
+        paid=tuple(graph.node_ref[n] for n in paid_ids),
+        paths=tuple(graph.path_ref[p] for p in paths), hexes=tuple(hexes),
+        revenue=int(cands.revenue[i]) if revenue is None else revenue,
+        subsidy=int(cands.subsidy[i]) if subsidy is None else subsidy,
+        bonuses=name_bonuses(td, nodes) + _span_names(td, cands, i),
+        crossings=int(cands.crossings[i]),
+    )
+
+
+def _span_names(td: TrainData, cands: Candidates, i: int) -> tuple[tuple[str, int], ...]:
+    """The span bonuses candidate i claims, by name."""
+    if cands.span is None:
+        return ()
+    return tuple((b.name, int(a)) for b, a in zip(td.span_bonuses, cands.span[i]) if a > 0)

@@ -14,11 +14,12 @@ from hexrail.combine import Selection, combine_disjoint
 from hexrail.combine.bnb import greedy_value, worth_keeping
 from hexrail.errors import HexrailError
 from hexrail.graph.track import TrackGraph, compile_track
-from hexrail.graph.trains import TrainData, lower_train, name_bonuses
+from hexrail.graph.trains import TrainData, lower_train
 from hexrail.io.native import load_position
 from hexrail.model.position import Position
-from hexrail.plan import Plan, RoutePlan, RouteSet
+from hexrail.plan import Plan, RouteSet, plan_route
 from hexrail.rules import ruled
+from hexrail.search.narrow import least_values
 from hexrail.search.routes import (
     Candidates,
     enumerate_routes,
@@ -27,7 +28,7 @@ from hexrail.search.routes import (
     with_span_bonuses,
     with_tally_limits,
 )
-from hexrail.stage import OBJECTIVES, TIE_SCALE, Prepared, home_nodes, resources
+from hexrail.stage import OBJECTIVES, TIE_SCALE, Prepared, home_nodes, loose_bound, resources
 
 
 @lru_cache(maxsize=16)
@@ -71,9 +72,8 @@ def prepare(position: Any, *, objective: str = "income", deadline: float | None 
     least: dict[int, int | None] = {g: None for g in first}
     best: dict[int, Candidates] = {}
     if additive and trains:
-        floor, least, best = _least_values(next(iter(graphs.values())), trains, groups, first,
-                                           idle, rules.max_bypass == 1, objective, deadline,
-                                           floor)
+        floor, least, best = least_values(next(iter(graphs.values())), trains, groups, first,
+                                          idle, rules.max_bypass == 1, objective, deadline, floor)
     else:
         floor = None
     cache: dict[int, Candidates] = {}
@@ -89,38 +89,6 @@ def prepare(position: Any, *, objective: str = "income", deadline: float | None 
     timings["enumerate"] = time.perf_counter() - t1
     return Prepared(pos, profile, rules, graphs, trains, candidates, groups, objective, timings,
                     hex_subsidy, set_role, floor)
-
-
-def _least_values(graph: TrackGraph, trains: list[TrainData], groups: list[int],
-                  first: dict[int, int], idle: set[int], one_bypass: bool, objective: str,
-                  deadline: float | None, floor: int | None
-                  ) -> tuple[int, dict[int, int], dict[int, Candidates]]:
-    """The plan floor (`floor`, or a greedy plan's value); per group of identical trains the
-    least value a route of theirs needs to be in a plan worth that much (the floor less the
-    other trains' best routes); and per group its best routes (`enumerate_routes` with
-    `best_only`)."""
-    best = {g: no_routes(graph.chain_res.shape[1]) if g in idle else
-            enumerate_routes(graph, trains[t], deadline=deadline, objective=objective,
-                             best_only=True) for g, t in first.items()}
-    tops = [int(best[g].value(objective)[0]) if len(best[g]) else 0 for g in groups]
-    if floor is None:
-        # Greedy: the trains by their best route, each taking its best route on the track
-        # the ones before left (and no bypass once one is spent).
-        floor = 0
-        mask = np.zeros(graph.chain_res.shape[1], np.uint64)
-        bypass_spent = False
-        for k, t in enumerate(sorted(range(len(trains)), key=lambda t: -tops[t])):
-            if groups[t] in idle:
-                continue
-            td = replace(trains[t], max_bypass=0) if bypass_spent else trains[t]
-            got = best[groups[t]] if k == 0 else enumerate_routes(
-                graph, td, deadline=deadline, objective=objective, best_only=True, forbid=mask)
-            if len(got):
-                floor += int(got.value(objective)[0])
-                mask |= got.res[0]
-                bypass_spent = bypass_spent or (one_bypass and got.bypass[0] > 0)
-    total = sum(tops)
-    return floor, {g: floor - (total - tops[t]) for g, t in first.items()}, best
 
 
 def _routes_of(graph: TrackGraph, td: TrainData, deadline: float | None, objective: str,
@@ -216,43 +184,6 @@ def _choose_disjoint(prep: Prepared, values: list[np.ndarray], res: list[np.ndar
                             home=home, stops=stops if rules.intersect else None)
 
 
-def route_plan(prep: Prepared, t: int, i: int, *, revenue: int | None = None,
-               subsidy: int | None = None, paid: list[int] | None = None,
-               reverse: bool = False) -> RoutePlan:
-    """Describe candidate i of train t (revenue and paid stops may be overridden by coupling)."""
-    cands, td, graph = prep.candidates[t], prep.trains[t], prep.graph_of(t)
-    nodes = cands.route_nodes(i).tolist()
-    paid_ids = [n for n, p in zip(nodes, cands.route_paid(i).tolist()) if p] if paid is None else paid
-    paths: list[int] = []
-    for c in cands.route_chains(i).tolist():
-        paths.extend(graph.chain_path_list(c) if c >= 0 else graph.chain_path_list(~c, reverse=True))
-    hexes: list[str] = []
-    for p in paths:
-        h = graph.hex_ids[graph.path_hex[p]]
-        if not hexes or hexes[-1] != h:
-            hexes.append(h)
-    if reverse:  # the plan runs it the other way (where a loop of set routes pays)
-        nodes, paths, hexes = nodes[::-1], paths[::-1], hexes[::-1]
-        paid_ids = [n for n in nodes if n in set(paid_ids)]
-    return RoutePlan(
-        train=td.train.id, train_name=td.train.name,
-        stops=tuple(graph.node_ref[n] for n in nodes),
-        paid=tuple(graph.node_ref[n] for n in paid_ids),
-        paths=tuple(graph.path_ref[p] for p in paths), hexes=tuple(hexes),
-        revenue=int(cands.revenue[i]) if revenue is None else revenue,
-        subsidy=int(cands.subsidy[i]) if subsidy is None else subsidy,
-        bonuses=name_bonuses(td, nodes) + _span_names(td, cands, i),
-        crossings=int(cands.crossings[i]),
-    )
-
-
-def _span_names(td: TrainData, cands: Candidates, i: int) -> tuple[tuple[str, int], ...]:
-    """The span bonuses candidate i claims, by name."""
-    if cands.span is None:
-        return ()
-    return tuple((b.name, int(a)) for b, a in zip(td.span_bonuses, cands.span[i]) if a > 0)
-
-
 def solve(position: Any, time_limit: float | None = None, *, objective: str = "income") -> Plan:
     """The best routes for the operating company's trains.
 
@@ -297,14 +228,14 @@ def solve(position: Any, time_limit: float | None = None, *, objective: str = "i
             continue
         # coupled combiners (stops paying once) say what each chosen route is paid
         kw = (sel.routes[t] if sel.routes else None) or {}
-        r = route_plan(prep, t, i, **kw)
+        r = plan_route(prep, t, i, **kw)
         routes.append(r)
         revenue += r.revenue
         subsidy += r.subsidy
     sets = tuple(RouteSet(tuple(prep.trains[t].train.id for t in trains),
                           tuple(prep.graphs[next(iter(prep.graphs))].node_ref[e] for e in ends), bonus)
                  for trains, ends, bonus in sel.sets)
-    upper = sel.upper_bound if prep.complete else max(sel.upper_bound, _loose_bound(prep))
+    upper = sel.upper_bound if prep.complete else max(sel.upper_bound, loose_bound(prep))
     if prep.floor is not None:
         upper = max(upper, prep.floor - 1)  # a plan left out is worth less than the floor
     value = revenue + subsidy if objective == "income" else revenue
@@ -325,19 +256,3 @@ def solve(position: Any, time_limit: float | None = None, *, objective: str = "i
         timings={k: round(v, 6) for k, v in prep.timings.items()},
         stats=stats,
     )
-
-
-def _loose_bound(prep: Prepared) -> int:
-    """A bound that holds even when enumeration was cut short: every train earns at most the
-    sum of its best-paying reachable stops (times the pay rows) plus every bonus it could get."""
-    total = 0
-    for td in prep.trains:
-        pay = int(td.pay_cap[15])
-        values = np.sort(td.node_weight[td.node_kidx >= 0])[::-1]
-        best_stops = int(values[:min(pay, len(values))].sum())
-        bonus = int(td.bonus_amount.sum()) * max(1, len(values)) if len(td.bonus_amount) else 0
-        bonus += sum(max(0, b.amount) for b in td.span_bonuses)
-        if td.cyclic_runs and len(values):  # a cyclic run may visit its best stop again and again
-            best_stops = max(best_stops, max(r.max_visits for r in td.cyclic_runs) * int(values[0]))
-        total += best_stops + bonus
-    return total

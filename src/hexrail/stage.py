@@ -87,3 +87,19 @@ def home_nodes(prep: Prepared, t: int) -> set[int]:
     """Node ids of the operating company's home station (`Position.home_stops`)."""
     graph = prep.graph_of(t)
     return {graph.node_index[ref] for ref in prep.position.home_stops() if ref in graph.node_index}
+
+
+def loose_bound(prep: Prepared) -> int:
+    """A bound that holds even when enumeration was cut short: every train earns at most the
+    sum of its best-paying reachable stops (times the pay rows) plus every bonus it could get."""
+    total = 0
+    for td in prep.trains:
+        pay = int(td.pay_cap[15])
+        values = np.sort(td.node_weight[td.node_kidx >= 0])[::-1]
+        best_stops = int(values[:min(pay, len(values))].sum())
+        bonus = int(td.bonus_amount.sum()) * max(1, len(values)) if len(td.bonus_amount) else 0
+        bonus += sum(max(0, b.amount) for b in td.span_bonuses)
+        if td.cyclic_runs and len(values):  # a cyclic run may visit its best stop again and again
+            best_stops = max(best_stops, max(r.max_visits for r in td.cyclic_runs) * int(values[0]))
+        total += best_stops + bonus
+    return total

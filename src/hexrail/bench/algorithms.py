@@ -151,21 +151,22 @@ def solve_oracle(position: Position, time_limit: float | None) -> Plan:
 
 def _plan_of(prep, choice, overrides, optimal: bool, upper: int | None, start: float) -> Plan:
     """A `Plan` from a choice of one candidate per train (as `hexrail.solve` assembles it)."""
-    from hexrail.solve import _loose_bound, route_plan
+    from hexrail.plan import plan_route
+    from hexrail.stage import loose_bound
 
     routes = []
     for t, i in enumerate(choice):
         if i < 0:
             continue
         kw = (overrides[t] if overrides else None) or {}
-        routes.append(route_plan(prep, t, i, **kw))
+        routes.append(plan_route(prep, t, i, **kw))
     revenue = sum(r.revenue for r in routes)
     subsidy = sum(r.subsidy for r in routes)
     value = revenue + subsidy
     if upper is None:
-        upper = _loose_bound(prep)
+        upper = loose_bound(prep)
     elif not prep.complete:
-        upper = max(upper, _loose_bound(prep))
+        upper = max(upper, loose_bound(prep))
     optimal = (optimal and prep.complete) or value >= upper
     prep.timings["total"] = time.perf_counter() - start
     return Plan(routes=tuple(routes), revenue=revenue, subsidy=subsidy, optimal=optimal,

@@ -14,6 +14,8 @@ partial walk breaks the distance limit, no extension can repair it, so the walk 
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -275,20 +277,89 @@ def _holds(forbid, chain_res, c, vertex_res, u, n_nodes):
     return False
 
 
+class TrackArrays(NamedTuple):
+    """The compiled track (`hexrail.graph.track.TrackGraph`) as the walk reads it."""
+
+    n_nodes: int
+    n_hexes: int
+    adj_ptr: np.ndarray
+    adj_chain: np.ndarray
+    adj_end: np.ndarray
+    chain_ends: np.ndarray
+    chain_side: np.ndarray
+    chain_terminal: np.ndarray
+    chain_crossings: np.ndarray
+    chain_hex_ptr: np.ndarray
+    chain_hexes: np.ndarray
+    chain_res: np.ndarray
+    vertex_res: np.ndarray
+    node_hex: np.ndarray
+
+
+class TrainArrays(NamedTuple):
+    """One train on the track (`hexrail.graph.trains.TrainData`) as the walk reads it."""
+
+    node_kidx: np.ndarray
+    node_cost: np.ndarray
+    node_optional: np.ndarray
+    node_block: np.ndarray
+    node_can_end: np.ndarray
+    node_end_class: np.ndarray
+    node_anchor_rank: np.ndarray
+    node_groups: np.ndarray
+    node_value: np.ndarray
+    node_subsidy: np.ndarray
+    node_weight: np.ndarray
+    node_tags: np.ndarray
+    visit_cap: np.ndarray
+    pay_cap: np.ndarray
+    hex_limit: int
+    min_stops: int
+    hex_noreenter: np.ndarray
+    max_bypass: int
+    bonus_cond_ptr: np.ndarray
+    bonus_cond_tag: np.ndarray
+    bonus_cond_min: np.ndarray
+    bonus_amount: np.ndarray
+    bonus_group: np.ndarray
+    bonus_per_count: np.ndarray
+    n_bonus_groups: int
+
+
+class RouteBuffers(NamedTuple):
+    """Where the walk writes the routes: per route its revenue, subsidy, bonus, bypasses,
+    crossings and resource bits, its stops (with paid flags) and chains as ragged arrays."""
+
+    out_revenue: np.ndarray
+    out_subsidy: np.ndarray
+    out_bonus: np.ndarray
+    out_bypass: np.ndarray
+    out_crossings: np.ndarray
+    out_node_ptr: np.ndarray
+    out_nodes: np.ndarray
+    out_paid: np.ndarray
+    out_chain_ptr: np.ndarray
+    out_chains: np.ndarray
+    out_res: np.ndarray
+
+
+class WalkWork(NamedTuple):
+    """The walk's state between calls (it pauses and goes on)."""
+
+    visited: np.ndarray
+    hex_mark: np.ndarray
+    cnt: np.ndarray
+    frames: np.ndarray
+    stops: np.ndarray
+    paid: np.ndarray
+    res: np.ndarray
+    state: np.ndarray
+    tally: np.ndarray
+
+
 @njit(cache=True, nogil=True)
-def enumerate_anchor(
-        anchor, n_nodes, n_hexes,
-        adj_ptr, adj_chain, adj_end, chain_ends, chain_side, chain_terminal, chain_crossings,
-        chain_hex_ptr, chain_hexes, chain_res, vertex_res, node_hex,
-        node_kidx, node_cost, node_optional, node_block, node_can_end, node_end_class,
-        node_anchor_rank, node_groups, node_value, node_subsidy, node_weight, node_tags,
-        visit_cap, pay_cap, hex_limit, min_stops, hex_noreenter, max_bypass,
-        bonus_cond_ptr, bonus_cond_tag, bonus_cond_min, bonus_amount, bonus_group,
-        bonus_per_count, n_bonus_groups,
-        out_revenue, out_subsidy, out_bonus, out_bypass, out_crossings,
-        out_node_ptr, out_nodes, out_paid, out_chain_ptr, out_chains, out_res,
-        n_out, n_out_nodes, n_out_chains,
-        visited, hex_mark, cnt, frames, stops, paid, res, state, tally, budget, thr, forbid):
+def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains, work, budget, thr,
+                     forbid):
     """Append the routes whose lowest-ranked anchor is `anchor` to the out buffers.
 
     Resumable: the walk lives in the work arrays (`visited`, `hex_mark`, `cnt`, `frames`, ...)
@@ -302,6 +373,16 @@ def enumerate_anchor(
     it rises to each route written, so the routes written include every best route. No route uses
     a resource in the bitset `forbid` (another train's track).
     """
+    # the named tuples' fields, as the walk below names them
+    (n_nodes, n_hexes, adj_ptr, adj_chain, adj_end, chain_ends, chain_side, chain_terminal,
+     chain_crossings, chain_hex_ptr, chain_hexes, chain_res, vertex_res, node_hex) = track
+    (node_kidx, node_cost, node_optional, node_block, node_can_end, node_end_class, node_anchor_rank,
+     node_groups, node_value, node_subsidy, node_weight, node_tags, visit_cap, pay_cap, hex_limit,
+     min_stops, hex_noreenter, max_bypass, bonus_cond_ptr, bonus_cond_tag, bonus_cond_min,
+     bonus_amount, bonus_group, bonus_per_count, n_bonus_groups) = train
+    (out_revenue, out_subsidy, out_bonus, out_bypass, out_crossings, out_node_ptr, out_nodes, out_paid,
+     out_chain_ptr, out_chains, out_res) = out
+    visited, hex_mark, cnt, frames, stops, paid, res, state, tally = work
     words = out_res.shape[1]
     depth_cap = frames.shape[1]
     my_rank = node_anchor_rank[anchor]

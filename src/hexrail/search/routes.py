@@ -116,25 +116,20 @@ def enumerate_routes(graph: TrackGraph, td: TrainData, *, deadline: float | None
     thr = np.array([NO_THRESHOLD if min_value is None else min_value, best_only], np.int64)
     forbid = np.zeros(words, np.uint64) if forbid is None else \
         np.ascontiguousarray(forbid[:words], np.uint64)
-    n_nodes_graph, n_hexes = graph.n_nodes, len(graph.hex_ids)
+    track = K.TrackArrays(graph.n_nodes, len(graph.hex_ids), graph.adj_ptr, graph.adj_chain,
+                          graph.adj_end, graph.chain_ends, graph.chain_side, graph.chain_terminal,
+                          graph.chain_crossings, graph.chain_hex_ptr, graph.chain_hexes,
+                          graph.chain_res, graph.vertex_res, graph.node_hex)
+    train = K.TrainArrays(*(getattr(td, f) for f in K.TrainArrays._fields))
+    walk = K.WalkWork(*work)
     n_out = n_nodes = n_chains = 0
     complete = True
     for anchor in td.anchors:
         state[0] = -1
         while complete:
             status, n_out, n_nodes, n_chains = K.enumerate_anchor(
-                int(anchor), n_nodes_graph, n_hexes,
-                graph.adj_ptr, graph.adj_chain, graph.adj_end, graph.chain_ends,
-                graph.chain_side, graph.chain_terminal, graph.chain_crossings,
-                graph.chain_hex_ptr, graph.chain_hexes, graph.chain_res, graph.vertex_res,
-                graph.node_hex,
-                td.node_kidx, td.node_cost, td.node_optional, td.node_block, td.node_can_end,
-                td.node_end_class, td.node_anchor_rank, td.node_groups, td.node_value, td.node_subsidy,
-                td.node_weight, td.node_tags, td.visit_cap, td.pay_cap, td.hex_limit,
-                td.min_stops, td.hex_noreenter, td.max_bypass,
-                td.bonus_cond_ptr, td.bonus_cond_tag, td.bonus_cond_min, td.bonus_amount,
-                td.bonus_group, td.bonus_per_count, td.n_bonus_groups,
-                *bufs, n_out, n_nodes, n_chains, *work, STEPS, thr, forbid)
+                int(anchor), track, train, K.RouteBuffers(*bufs), n_out, n_nodes, n_chains, walk,
+                STEPS, thr, forbid)
             if status == K.OK:
                 break
             if status == K.FULL:
