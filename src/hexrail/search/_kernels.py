@@ -65,13 +65,6 @@ OPTIONAL = 1  # may be passed without counting
 FIRST = 2  # optional, counted before any OPTIONAL stop, which counts only if every FIRST one does
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _worth_counting(node_optional, node_weight, s):
-    """Does stop s count whenever there is room: mandatory, FIRST (it makes room for nothing
-    else when left out), or optional and worth something."""
-    return node_optional[s] != OPTIONAL or node_weight[s] > 0
-
-
 @njit(cache=True, nogil=True)
 def select_paid(stops, n, node_kidx, node_cost, node_optional, node_weight, node_value,
                 visit_cnt, visit_cap, pay_cap, paid, order, vis, pay):
@@ -117,15 +110,31 @@ def select_paid(stops, n, node_kidx, node_cost, node_optional, node_weight, node
             _add(vis, k, visit_cnt[k])
     for i in range(n):
         paid[i] = False
+    if not has_first:
+        for oi in range(n):
+            i = order[oi]
+            s = stops[i]
+            k = node_kidx[s]
+            if node_optional[s]:
+                if node_weight[s] <= 0:
+                    continue
+                if _fits(vis, visit_cap, k, node_cost[s]) and _fits(pay, pay_cap, k, 1):
+                    _add(vis, k, node_cost[s])
+                    _add(pay, k, 1)
+                    paid[i] = True
+            elif _fits(pay, pay_cap, k, 1):
+                _add(pay, k, 1)
+                paid[i] = True
+        return
+    # Mandatory and FIRST stops first, then OPTIONAL ones if no FIRST stop was left out.
     first_left_out = False
-    # Without FIRST stops one pass; with them, mandatory and FIRST stops, then OPTIONAL ones.
-    for phase in range(2 if has_first else 1):
+    for phase in range(2):
         for oi in range(n):
             i = order[oi]
             s = stops[i]
             k = node_kidx[s]
             mode = node_optional[s]
-            if has_first and (phase == 0) == (mode == OPTIONAL):
+            if (phase == 0) == (mode == OPTIONAL):
                 continue
             if mode == OPTIONAL and (node_weight[s] <= 0 or first_left_out):
                 continue
@@ -176,12 +185,12 @@ def _tally(tally, s, sign, node_kidx, node_cost, node_optional, node_value, node
     route's value is known without looking at its stops when it may count all of them:
 
     the visited stops per bonus tag (``T_TAGS``); revenue, subsidy and objective weight of the
-    stops worth counting (`_worth_counting`; ``T_REVENUE``, ``T_SUBSIDY``, ``T_WEIGHT``); their
+    stops worth counting (mandatory and FIRST stops, optional ones worth something; ``T_REVENUE``, ``T_SUBSIDY``, ``T_WEIGHT``); their
     load on the pay rows and their visit cost on the visit rows, per kind subset (the Hall
     sums, ``T_PAY``, ``T_VISIT``), and how many subsets are over their cap (``T_PAY_OVER``,
     ``T_VISIT_OVER``). Both 0: every stop worth counting is counted and paid.
     """
-    if _worth_counting(node_optional, node_weight, s):
+    if node_optional[s] != OPTIONAL or node_weight[s] > 0:  # worth counting
         k = node_kidx[s]
         tally[T_REVENUE] += sign * node_value[s]
         tally[T_SUBSIDY] += sign * node_subsidy[s]
@@ -361,6 +370,9 @@ class WalkWork(NamedTuple):
 def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains, work, budget, thr,
                      forbid):
     """Append the routes whose lowest-ranked anchor is `anchor` to the out buffers.
+
+    `track`, `train`, `out` and `work` hold the fields of `TrackArrays`, `TrainArrays`,
+    `RouteBuffers` and `WalkWork`, in order (plain tuples: numba types them fastest).
 
     Resumable: the walk lives in the work arrays (`visited`, `hex_mark`, `cnt`, `frames`, ...)
     and `state` (``state[0]`` = -1 to start the anchor, -2 once it is done). Returns
@@ -640,7 +652,7 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
         if all_fit:
             for i in range(m):
                 si = stops[i]
-                paid[i] = _worth_counting(node_optional, node_weight, si)
+                paid[i] = node_optional[si] != OPTIONAL or node_weight[si] > 0
             rev = tally[T_REVENUE]
             sub = tally[T_SUBSIDY]
             worth = tally[T_WEIGHT]
