@@ -10,14 +10,14 @@ from hexrail.errors import HexrailError
 from hexrail.graph.track import TrackGraph
 from hexrail.model.position import Position, Train
 from hexrail.model.trains import UNLIMITED, TrainSpec
-from hexrail.rules.base import FIRST, OPTIONAL, Bonus, CyclicRun, Profile, SpanBonus
+from hexrail.rules.base import FIRST, MANDATORY, OPTIONAL, Bonus, CyclicRun, Profile, SpanBonus
 
 KIND_INDEX = {"city": 0, "town": 1, "offboard": 2, "halt": 3}
 N_SUBSETS = 1 << len(KIND_INDEX)  # sets of stop kinds, by bitmask: the rows' capacities per set
 NO_LIMIT = 1 << 40
 
 # `TrainData.node_optional`: how a visited stop counts (the kernels' codes for `StopRule.count`).
-COUNT_CODE = {OPTIONAL: 1, FIRST: 2}  # mandatory: 0
+COUNT_CODE = {MANDATORY: 0, OPTIONAL: 1, FIRST: 2}
 
 
 def row_caps(spec: TrainSpec, field: str) -> np.ndarray:
@@ -131,7 +131,7 @@ def lower_train(pos: Position, graph: TrackGraph, profile: Profile, train: Train
                 continue
             kidx[i] = KIND_INDEX[node.kind]
             cost[i] = rule.cost
-            optional[i] = COUNT_CODE.get(rule.count, 0)
+            optional[i] = COUNT_CODE[rule.count]
             can_end[i] = rule.may_end
             end_class[i] = rule.end_class
             anchor[i] = rule.anchor if spec.requires_token else True

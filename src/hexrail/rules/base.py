@@ -92,7 +92,6 @@ MANDATORY = "mandatory"  # counts whenever visited; the route is illegal if it d
 OPTIONAL = "optional"  # may be passed without counting (halts, skippable towns)
 FIRST = "first"  # optional, but fills the train first: an optional stop counts only when every
 #                  `first` stop the route visits counts (1860's towns before halts)
-COUNT_MODES = (MANDATORY, OPTIONAL, FIRST)
 
 # How a node stops a train passing through it (`StopRule.block`).
 PASSABLE = 0
