@@ -14,7 +14,7 @@ least one of each (tallies `tally_limits` check), with optional caps per type:
 ``5-MX(3S,2YD)`` runs to at most 3 stations and 2 rail yards. Every train counts each token it
 uses toward N (a stop's visit cost is the number of own tokens there of the train's types).
 
-**Stops.** A route begins and ends at own tokens of a type the train may use (`can_end`) and
+**Stops.** A route begins and ends at own tokens of a type the train may use (``StopRule.may_end``) and
 is paid only there: per token used, the city's value plus the token's value — station
 10/20/30, rail yard 20/30/50, from the start / after the first 5-train / after the first
 9-train (the phase name is the largest train number bought so far; ``state.token_values``

@@ -28,8 +28,8 @@ holds a company token, one holds the home token, and the routes' stops form one 
 Only variants the company has a permit for run.
 
 These are stated through the generic hooks: rows for the variants, `Profile.hex_subsidy` for
-the locals' subsidy, `Profile.set_role` and `Profile.set_bonus` for freight sets, `end_class`
-and `can_end` for the route ends, `may_run` for permits.
+the locals' subsidy, `Profile.set_role` and `Profile.set_bonus` for freight sets, the stop
+record's ``end_class`` and ``may_end`` for the route ends, `may_run` for permits.
 
 Position facts (``Position.state``, the 18xx.games ``title_state``): ``permits`` (variants the
 company may run: ``"express"``, ``"local"``, ``"freight"``; absent = all), ``london_link``
