@@ -38,6 +38,7 @@ from hypothesis import strategies as st
 
 from hexrail.model.hexgrid import DIRECTIONS, Layout
 from hexrail.rules import Bonus, PlanRules, Profile, register
+from hexrail.rules.base import EndBonus, HexBonus, TrackBonus
 
 SPECS = ("2", "3", "4", "2+1", "3+1", "2/3", "4H")
 BIG_SPECS = ("3E", "D")  # routes of any length: only on small boards
@@ -57,8 +58,11 @@ class ExtrasProfile(Profile):
     """Test-only rules: the generic ones plus every hook the generic profile leaves idle.
 
     Halts pay a subsidy of 10; hexes carry bonus icons (``N``/``S``: +40 for a route with both;
-    ``M``: +20 for one mine stop or +50 for two, exclusive; ``P``: +10 per port stop); the
-    options ``no_reentry`` (no route leaves a hex and comes back), ``no_red_to_red`` (no route
+    ``M``: +20 for one mine stop or +50 for two, exclusive; ``P``: +10 per port stop; ``H``:
+    +10 per distinct hex of stops (`HexBonus`); ``D``: a destination, an end stop there pays
+    again (`EndBonus`, for trains paid for every stop they count, in hexes with no optional
+    stop); ``T``: +20 per hex of the route's track (`TrackBonus`, skipping its stops' hexes
+    with the option ``track_skips_stops``)); the options ``no_reentry`` (no route leaves a hex and comes back), ``no_red_to_red`` (no route
     runs from one offboard to another), ``bypass`` (how many full
     cities the company's trains may pass through per round) and ``share_track``.
     """
@@ -84,7 +88,17 @@ class ExtrasProfile(Profile):
         return bool(pos.option("no_reentry", False))
 
     def bonuses(self, pos, train):
-        return self.BONUSES
+        def icon(mark):
+            return tuple(h.id for h in pos.hexes if mark in h.icons)
+        out = self.BONUSES + (HexBonus("hexes", 10, icon("H")),
+                              TrackBonus("track", tuple((h, 20) for h in icon("T")),
+                                         bool(pos.option("track_skips_stops", False))))
+        if all(r.pay >= r.visit for r in train.spec.rows):
+            ends = tuple(h for h in icon("D")
+                         if not any(n.is_stop and n.route == "optional"
+                                    for n in pos.hex(h).tile.nodes))
+            out += (EndBonus("destination", ends),)
+        return out
 
     def plan_rules(self, pos):
         return PlanRules(max_bypass=int(pos.option("bypass", 0)),
@@ -270,7 +284,7 @@ def positions(draw, min_hexes: int = 2, max_hexes: int = 12, max_big_hexes: int 
         paths = _hex_paths(draw, h, nodes, ports[h], layout, on_map)
         doc: dict = {"color": "red" if h in offboards else draw(st.sampled_from(COLORS[:3]))}
         if extras and draw(st.integers(0, 2)) == 0:
-            doc["icons"] = draw(st.lists(st.sampled_from("NSMP"), min_size=1, max_size=2))
+            doc["icons"] = draw(st.lists(st.sampled_from("NSMPHDT"), min_size=1, max_size=2))
         if nodes:
             doc["nodes"] = nodes
         if paths:
@@ -307,7 +321,8 @@ def positions(draw, min_hexes: int = 2, max_hexes: int = 12, max_big_hexes: int 
     if extras:
         options = {"no_reentry": draw(st.booleans()), "no_red_to_red": draw(st.booleans()),
                    "bypass": draw(st.integers(0, 1)),
-                   "share_track": draw(st.integers(0, 4)) == 0}
+                   "share_track": draw(st.integers(0, 4)) == 0,
+                   "track_skips_stops": draw(st.booleans())}
         rules = {"profile": ExtrasProfile.name, "options": options}
     if profile == "1860":
         options = {k: True for k in ("no_skip_towns", "re_enter_hexes", "original_insolvency")

@@ -209,7 +209,7 @@ def plan_route(prep: Prepared, t: int, i: int, *, revenue: int | None = None,
         paths=tuple(graph.path_ref[p] for p in paths), hexes=tuple(hexes),
         revenue=int(cands.revenue[i]) if revenue is None else revenue,
         subsidy=int(cands.subsidy[i]) if subsidy is None else subsidy,
-        bonuses=name_bonuses(td, nodes) + _span_names(td, cands, i),
+        bonuses=name_bonuses(td, graph, nodes, paid_ids, hexes) + _span_names(td, cands, i),
         crossings=int(cands.crossings[i]),
     )
 

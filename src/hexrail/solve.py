@@ -160,6 +160,11 @@ def choose(prep: Prepared, *, deadline: float | None = None) -> Selection:
     if prep.coupled and prep.span_names:
         raise HexrailError("span bonuses (paid once per round) are not supported together "
                            "with coupled routes", where="rules.profile")
+    if prep.coupled and any(td.node_end_bonus.any() for td in prep.trains):
+        # a coupled plan may leave a route's end unpaid (another route is paid for it), which
+        # the route's fixed end bonus does not see
+        raise HexrailError("end bonuses are not supported together with coupled routes",
+                           where="rules.profile")
     run = next(run for applies, run in COMBINERS if applies(prep))
     return run(prep, deadline=deadline)
 

@@ -10,7 +10,8 @@ from hexrail.errors import HexrailError
 from hexrail.graph.track import TrackGraph
 from hexrail.model.position import Position, Train
 from hexrail.model.trains import UNLIMITED, TrainSpec
-from hexrail.rules.base import FIRST, MANDATORY, OPTIONAL, Bonus, CyclicRun, Profile, SpanBonus
+from hexrail.rules.base import (FIRST, MANDATORY, OPTIONAL, Bonus, CyclicRun, EndBonus, HexBonus,
+                               Profile, RouteBonus, SpanBonus, TrackBonus)
 
 KIND_INDEX = {"city": 0, "town": 1, "offboard": 2, "halt": 3}
 N_SUBSETS = 1 << len(KIND_INDEX)  # sets of stop kinds, by bitmask: the rows' capacities per set
@@ -58,7 +59,7 @@ class TrainData:
     hex_noreenter: np.ndarray  # bool per hex
     max_bypass: int
     n_groups: int
-    bonuses: tuple[Bonus, ...]
+    bonuses: tuple[RouteBonus, ...]  # as the profile gives them (names, for the answer)
     tag_names: tuple[str, ...]
     bonus_cond_ptr: np.ndarray
     bonus_cond_tag: np.ndarray
@@ -67,6 +68,10 @@ class TrainData:
     bonus_group: np.ndarray
     bonus_per_count: np.ndarray
     n_bonus_groups: int
+    node_end_bonus: np.ndarray  # int64: what the stop pays again as a route's end (`EndBonus`)
+    hex_track_bonus: np.ndarray  # int64 per hex: what a route's track in it earns (`TrackBonus`)
+    has_track_bonus: bool
+    track_skip_stops: bool
     span_bonuses: tuple[SpanBonus, ...] = ()  # start-to-target bonuses, paid once per round
     # Tallies (`StopRule.tallies`): per stop and tally its count; a route's visited stops
     # must sum to within [tally_min, tally_max] per tally (`Profile.tally_limits`).
@@ -86,7 +91,8 @@ class TrainData:
         parts = [self.node_kidx, self.node_cost, self.node_optional, self.node_block,
                  self.node_can_end, self.node_end_class, self.node_anchor_rank, self.node_value,
                  self.node_subsidy, self.node_weight, self.node_tags, self.visit_cap, self.pay_cap,
-                 np.array([self.hex_limit, self.min_stops, self.max_bypass])]
+                 self.node_end_bonus, self.hex_track_bonus,
+                 np.array([self.hex_limit, self.min_stops, self.max_bypass, self.track_skip_stops])]
         if self.tally_names:
             parts += [self.node_tally, self.tally_min, self.tally_max]
         return (b"".join(p.tobytes() for p in parts) + repr(self.bonuses).encode()
@@ -112,15 +118,20 @@ def lower_train(pos: Position, graph: TrackGraph, profile: Profile, train: Train
     group_ids: dict[str, int] = {}
     stop_tallies: dict[int, list[tuple[str, int]]] = {}
     bonuses = profile.bonuses(pos, train)
-    tag_names = sorted({tag for b in bonuses for tag, _ in b.conditions})
+    tagged, hex_tag_extra = _tag_bonuses(bonuses)
+    tag_names = sorted({tag for b in tagged for tag, _ in b.conditions})
     if len(tag_names) > 63:
-        raise ValueError("at most 63 bonus tags")
+        raise HexrailError(f"train {train.id}: more than 63 bonus tags", where=f"train {train.id}")
     tag_bit = {t: i for i, t in enumerate(tag_names)}
+    end_hexes = {h for b in bonuses if isinstance(b, EndBonus) for h in b.hexes}
+    if sum(isinstance(b, EndBonus) for b in bonuses) > 1:
+        raise HexrailError("at most one end bonus per train", where=f"train {train.id}")
+    end_bonus = np.zeros(n, np.int64)
     spec = train.spec
     for h in pos.hexes:
         hex_tags = 0
         if tag_bit:
-            for tag in profile.hex_tags(pos, train, h):
+            for tag in (*profile.hex_tags(pos, train, h), *hex_tag_extra.get(h.id, ())):
                 if tag in tag_bit:
                     hex_tags |= 1 << tag_bit[tag]
         for node in h.tile.nodes:
@@ -138,6 +149,14 @@ def lower_train(pos: Position, graph: TrackGraph, profile: Profile, train: Train
             value[i] = rule.value
             subsidy[i] = rule.subsidy
             tags[i] = hex_tags
+            if h.id in end_hexes:
+                if rule.count != MANDATORY or any(r.pay < r.visit for r in spec.rows):
+                    # the choice of paid stops does not weigh the end bonus: exact only when
+                    # the end is always paid
+                    raise HexrailError(f"an end bonus needs its stops counted and paid whenever "
+                                       f"visited; train {train.id} may leave this stop unpaid",
+                                       where=f"hex {h.id} node {node.index}")
+                end_bonus[i] = rule.value
             for name, count in rule.tallies:
                 stop_tallies.setdefault(i, []).append((name, count))
             for name in node.groups:
@@ -157,12 +176,24 @@ def lower_train(pos: Position, graph: TrackGraph, profile: Profile, train: Train
     weight = value + (subsidy if objective == "income" else 0)
     plan = profile.plan_rules(pos)
 
+    track_bonus = np.zeros(len(pos.hexes), np.int64)
+    skip_stops = False
+    for b in bonuses:
+        if isinstance(b, TrackBonus):
+            skip_stops |= b.skip_stop_hexes
+            for hex_id, amount in b.amounts:
+                if hex_id in pos.hex_by_id:
+                    track_bonus[graph.hex_ids.index(hex_id)] += amount
+    if sum(isinstance(b, TrackBonus) for b in bonuses) > 1 and skip_stops:
+        raise HexrailError("a track bonus that skips stop hexes must be the train's only one",
+                           where=f"train {train.id}")
+
     cond_ptr = [0]
     cond_tag: list[int] = []
     cond_min: list[int] = []
     bonus_groups: dict[str, int] = {}
     b_group = []
-    for b in bonuses:
+    for b in tagged:
         for tag, at_least in b.conditions:
             cond_tag.append(tag_bit[tag])
             cond_min.append(at_least)
@@ -177,14 +208,16 @@ def lower_train(pos: Position, graph: TrackGraph, profile: Profile, train: Train
         hex_limit=spec.hexes, min_stops=spec.min_stops,
         hex_noreenter=np.array([profile.reentry_forbidden(pos, h) for h in pos.hexes], np.bool_),
         max_bypass=plan.max_bypass, n_groups=len(group_ids),
-        bonuses=bonuses, tag_names=tuple(tag_names),
+        bonuses=tuple(bonuses), tag_names=tuple(tag_names),
         bonus_cond_ptr=np.asarray(cond_ptr, np.int64),
         bonus_cond_tag=np.asarray(cond_tag, np.int64),
         bonus_cond_min=np.asarray(cond_min, np.int64),
-        bonus_amount=np.asarray([b.amount for b in bonuses], np.int64),
+        bonus_amount=np.asarray([b.amount for b in tagged], np.int64),
         bonus_group=np.asarray(b_group, np.int64),
-        bonus_per_count=np.asarray([b.per_count for b in bonuses], np.bool_),
+        bonus_per_count=np.asarray([b.per_count for b in tagged], np.bool_),
         n_bonus_groups=len(bonus_groups),
+        node_end_bonus=end_bonus, hex_track_bonus=track_bonus,
+        has_track_bonus=bool(track_bonus.any()), track_skip_stops=skip_stops,
         span_bonuses=tuple(profile.span_bonuses(pos, train)),
         tally_names=tally_names, node_tally=node_tally,
         tally_min=np.asarray([lo for _, lo, _ in limits], np.int64),
@@ -193,23 +226,64 @@ def lower_train(pos: Position, graph: TrackGraph, profile: Profile, train: Train
     )
 
 
-def name_bonuses(td: TrainData, stop_ids: list[int]) -> tuple[tuple[str, int], ...]:
-    """The bonuses a route with these visited stops earns, by name (mirrors the kernel's sum)."""
+def _tag_bonuses(bonuses: tuple[RouteBonus, ...]) -> tuple[list[Bonus], dict[str, list[str]]]:
+    """The bonuses the walk counts by stop tags: every `Bonus`, and a `HexBonus` as one bonus
+    per hex of its set (a tag of that hex alone); with the extra tags per hex id."""
+    tagged: list[Bonus] = []
+    extra: dict[str, list[str]] = {}
+    for b in bonuses:
+        if isinstance(b, Bonus):
+            tagged.append(b)
+        elif isinstance(b, HexBonus):
+            for hex_id in dict.fromkeys(b.hexes):
+                tag = f"{b.name}@{hex_id}"
+                extra.setdefault(hex_id, []).append(tag)
+                tagged.append(Bonus(b.name, b.amount, ((tag, 1),)))
+    return tagged, extra
+
+
+def name_bonuses(td: TrainData, graph: TrackGraph, stop_ids: list[int], paid_ids: list[int],
+                 hexes: list[str]) -> tuple[tuple[str, int], ...]:
+    """The bonuses a route earns, by name (mirrors the kernel's sum): `stop_ids` its visited
+    stops in order, `paid_ids` the paid ones, `hexes` the hexes its track runs in."""
     if not td.bonuses:
         return ()
-    counts = {tag: 0 for tag in td.tag_names}
+    counts: dict[int, int] = {}
     for s in stop_ids:
-        for bit, tag in enumerate(td.tag_names):
-            if (int(td.node_tags[s]) >> bit) & 1:
-                counts[tag] += 1
+        t, bit = int(td.node_tags[s]), 0
+        while t:
+            if t & 1:
+                counts[bit] = counts.get(bit, 0) + 1
+            t >>= 1
+            bit += 1
+    tag_bit = {tag: bit for bit, tag in enumerate(td.tag_names)}
     best: dict[str, tuple[str, int]] = {}
-    out: list[tuple[str, int]] = []
-    for b in td.bonuses:
-        if not all(counts[tag] >= at_least for tag, at_least in b.conditions):
+    out: dict[str, int] = {}
+    tagged, _ = _tag_bonuses(td.bonuses)
+    for b in tagged:
+        if not all(counts.get(tag_bit[tag], 0) >= at_least for tag, at_least in b.conditions):
             continue
-        amount = b.amount * (counts[b.conditions[0][0]] if b.per_count else 1)
+        amount = b.amount * (counts[tag_bit[b.conditions[0][0]]] if b.per_count else 1)
         if not b.group:
-            out.append((b.name, amount))
+            out[b.name] = out.get(b.name, 0) + amount
         elif amount > best.get(b.group, ("", 0))[1]:
             best[b.group] = (b.name, amount)
-    return tuple(out + [v for v in best.values() if v[1] > 0])
+    for name, amount in best.values():
+        out[name] = out.get(name, 0) + amount
+    paid = set(paid_ids)
+    for b in td.bonuses:
+        if isinstance(b, EndBonus) and stop_ids:
+            ends = {stop_ids[0], stop_ids[-1]} & paid
+            amount = max((int(td.node_end_bonus[s]) for s in ends), default=0)
+            if amount:
+                out[b.name] = out.get(b.name, 0) + amount
+    tracks = [b for b in td.bonuses if isinstance(b, TrackBonus)]
+    if tracks:
+        stop_hexes = {graph.hex_ids[graph.node_hex[s]] for s in stop_ids} if td.track_skip_stops \
+            else set()
+        for b in tracks:
+            amounts = dict(b.amounts)
+            amount = sum(amounts.get(h, 0) for h in set(hexes) - stop_hexes)
+            if amount:
+                out[b.name] = out.get(b.name, 0) + amount
+    return tuple((name, amount) for name, amount in out.items() if amount)

@@ -8,7 +8,7 @@ from itertools import product
 from hexrail.model.trains import UNLIMITED
 from hexrail.oracle.board import _Board, _Walk
 from hexrail.oracle.result import NodeKey, ReferenceRoute
-from hexrail.rules.base import FIRST, OPTIONAL
+from hexrail.rules.base import FIRST, OPTIONAL, EndBonus, HexBonus, TrackBonus
 
 
 def _fit_checker(spec):
@@ -40,7 +40,7 @@ def _score_route(board: _Board, walk: _Walk, objective: str) -> ReferenceRoute |
     if best is None:
         return None
     _, revenue, subsidy, counted, paid = best
-    bonus = _bonus(board, walk.stops)
+    bonus = _bonus(board, walk, paid)
     return ReferenceRoute(
         train=board.train.id,
         paths=tuple(f"{h}:{k}" for h, k in walk.paths),
@@ -125,17 +125,34 @@ def _ref(node: NodeKey) -> str:
     return f"{node[0]}-{node[1]}"
 
 
-def _bonus(board: _Board, stops: list[NodeKey]) -> int:
-    """The route's bonuses: counts of visited stops per hex tag; exclusive groups pay their best."""
+def _bonus(board: _Board, walk: _Walk, paid: list[NodeKey]) -> int:
+    """What the walk's bonuses add: tag bonuses by counts of visited stops per hex tag
+    (exclusive groups pay their best), hex bonuses per distinct stop hex in the set, an end
+    bonus for the better paid end, track bonuses per distinct hex of the walk's paths."""
     if not board.bonuses:
         return 0
+    stops = walk.stops
     counts: dict[str, int] = {}
     for h, _ in stops:
         for tag in set(board.tags[h]):  # a stop counts once per tag its hex carries
             counts[tag] = counts.get(tag, 0) + 1
     total = 0
     best_in_group: dict[str, int] = {}
+    stop_hexes = {h for h, _ in stops}
     for b in board.bonuses:
+        if isinstance(b, HexBonus):
+            total += b.amount * sum(1 for h in set(b.hexes) if h in stop_hexes)
+            continue
+        if isinstance(b, EndBonus):
+            total += max((board.value[s] for s in {stops[0], stops[-1]}
+                          if s in paid and s[0] in b.hexes), default=0)
+            continue
+        if isinstance(b, TrackBonus):
+            track = {h for h, _ in walk.paths}
+            if b.skip_stop_hexes:
+                track -= stop_hexes
+            total += sum(a for h, a in b.amounts if h in track)
+            continue
         if not all(counts.get(tag, 0) >= at_least for tag, at_least in b.conditions):
             continue
         amount = b.amount * (counts.get(b.conditions[0][0], 0) if b.per_count else 1)

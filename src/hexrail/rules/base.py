@@ -9,7 +9,7 @@ Plan-level couplings (stops paying once, home route, one bypass per round, ...) 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar, NamedTuple, Union
 
 from hexrail.errors import HexrailError
 from hexrail.model.position import Hex, Position, Train
@@ -32,6 +32,41 @@ class Bonus:
     conditions: tuple[tuple[str, int], ...]
     group: str = ""
     per_count: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class HexBonus:
+    """`amount` for every distinct hex in `hexes` holding one of the route's visited stops
+    (bridge and tunnel rights, private companies' hex bonuses): two stops in one such hex earn
+    it once."""
+
+    name: str
+    amount: int
+    hexes: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class EndBonus:
+    """An end stop of the route lying in `hexes` pays its value a second time (destinations);
+    when both ends do, the better one. The stop must count: a title gives the stops of `hexes`
+    the `MANDATORY` count."""
+
+    name: str
+    hexes: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TrackBonus:
+    """Per distinct hex whose track the route runs on, the amount `amounts` gives that hex
+    (mines, ranches, resources); with `skip_stop_hexes`, a hex holding one of the route's
+    visited stops earns nothing."""
+
+    name: str
+    amounts: tuple[tuple[str, int], ...]
+    skip_stop_hexes: bool = False
+
+
+RouteBonus = Union[Bonus, HexBonus, EndBonus, TrackBonus]
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,8 +256,9 @@ class Profile:
         """Tags the stops of this hex carry for bonuses (icons by default)."""
         return hex_.icons
 
-    def bonuses(self, pos: Position, train: Train) -> tuple[Bonus, ...]:
-        """Per-route bonuses this train can earn."""
+    def bonuses(self, pos: Position, train: Train) -> tuple[RouteBonus, ...]:
+        """Per-route bonuses this train can earn (`Bonus`, `HexBonus`, `EndBonus`,
+        `TrackBonus`)."""
         return ()
 
     def span_bonuses(self, pos: Position, train: Train) -> tuple[SpanBonus, ...]:

@@ -239,6 +239,29 @@ def route_bonus(tag_cnt, bonus_cond_ptr, bonus_cond_tag, bonus_cond_min, bonus_a
 
 
 @njit(cache=True, nogil=True)
+def _track_bonus(f_chain, f_vertex, f_stop, split, d, chain_hex_ptr, chain_hexes, node_hex,
+                 hex_track_bonus, skip_stop_hexes, hex_seen, stamp):
+    """The route's track bonus: `hex_track_bonus` of every distinct hex its chains (frames
+    1..d but the phase-2 root `split`) run in; with `skip_stop_hexes` not the hexes of its
+    stops. `hex_seen` holds the stamp of the route that last saw each hex."""
+    if skip_stop_hexes:
+        for i in range(d + 1):
+            if f_stop[i] == 1:
+                hex_seen[node_hex[f_vertex[i]]] = stamp
+    total = 0
+    for i in range(1, d + 1):
+        if i == split:
+            continue
+        c = f_chain[i]
+        for j in range(chain_hex_ptr[c], chain_hex_ptr[c + 1]):
+            h = chain_hexes[j]
+            if hex_seen[h] != stamp:
+                hex_seen[h] = stamp
+                total += hex_track_bonus[h]
+    return total
+
+
+@njit(cache=True, nogil=True)
 def _chain_hexes_ok(c, forward, cur_hex, chain_hex_ptr, chain_hexes, hex_mark, hex_noreenter):
     lo = chain_hex_ptr[c]
     hi = chain_hex_ptr[c + 1]
@@ -333,6 +356,10 @@ class TrainArrays(NamedTuple):
     bonus_group: np.ndarray
     bonus_per_count: np.ndarray
     n_bonus_groups: int
+    node_end_bonus: np.ndarray
+    hex_track_bonus: np.ndarray
+    has_track_bonus: bool
+    track_skip_stops: bool
 
 
 class RouteBuffers(NamedTuple):
@@ -391,7 +418,8 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
     (node_kidx, node_cost, node_optional, node_block, node_can_end, node_end_class, node_anchor_rank,
      node_groups, node_value, node_subsidy, node_weight, node_tags, visit_cap, pay_cap, hex_limit,
      min_stops, hex_noreenter, max_bypass, bonus_cond_ptr, bonus_cond_tag, bonus_cond_min,
-     bonus_amount, bonus_group, bonus_per_count, n_bonus_groups) = train
+     bonus_amount, bonus_group, bonus_per_count, n_bonus_groups, node_end_bonus, hex_track_bonus,
+     has_track_bonus, track_skip_stops) = train
     (out_revenue, out_subsidy, out_bonus, out_bypass, out_crossings, out_node_ptr, out_nodes, out_paid,
      out_chain_ptr, out_chains, out_res) = out
     visited, hex_mark, cnt, frames, stops, paid, res, state, tally = work
@@ -426,6 +454,13 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
     sel_vis = np.zeros(N_SUBSETS, np.int64)
     sel_pay = np.zeros(N_SUBSETS, np.int64)
     group_best = np.zeros(max(n_bonus_groups, 1), np.int64)
+    has_end_bonus = False
+    for i in range(n_nodes):
+        if node_end_bonus[i]:
+            has_end_bonus = True
+            break
+    hex_seen = np.zeros(n_hexes if has_track_bonus else 1, np.int64)
+    n_seen = 0  # stamps in hex_seen: a hex is seen by the route stamped n_seen
 
     if state[0] == -2:
         return OK, n_out, n_out_nodes, n_out_chains
@@ -638,6 +673,15 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
             bon = route_bonus(tally[T_TAGS:T_TAGS + MAX_TAGS], bonus_cond_ptr, bonus_cond_tag,
                               bonus_cond_min, bonus_amount, bonus_group, bonus_per_count,
                               n_bonus_groups, group_best)
+        # End and track bonuses: a route's end stops are frames split-1 and d.
+        end_a = f_vertex[split - 1]
+        end_b = f_vertex[d]
+        if has_end_bonus:  # (bounded here; the ends must be paid, known after the choice)
+            bon += max(node_end_bonus[end_a], node_end_bonus[end_b])
+        if has_track_bonus:
+            n_seen += 1
+            bon += _track_bonus(f_chain, f_vertex, f_stop, split, d, chain_hex_ptr, chain_hexes,
+                                node_hex, hex_track_bonus, track_skip_stops, hex_seen, n_seen)
         if tally[T_WEIGHT] + bon < thr[0]:
             continue  # (choosing cannot pay more than counting every stop worth counting)
         m = 0
@@ -667,6 +711,10 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
                     rev += node_value[stops[i]]
                     sub += node_subsidy[stops[i]]
                     worth += node_weight[stops[i]]
+            if has_end_bonus:  # an end pays again only when it is paid
+                bon -= max(node_end_bonus[end_a], node_end_bonus[end_b])
+                bon += max(node_end_bonus[end_a] if paid[0] else 0,
+                           node_end_bonus[end_b] if paid[m - 1] else 0)
         if worth + bon < thr[0]:
             continue
         if thr[1]:

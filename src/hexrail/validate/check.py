@@ -134,7 +134,7 @@ def _report(board: _Board, route: _Route, pay: _Pay | None, hex_subsidy: int = 0
     )
     if pay is None:
         return RouteReport(route.plan.train, tuple(route.errors), **common)
-    bonuses = _bonuses(board, route.train, stops)
+    bonuses = _bonuses(board, route.train, stops, pay.paid, tuple(p[0] for p in walk.paths))
     if set_bonus:
         bonuses += (("set", set_bonus),)
     bonuses += span

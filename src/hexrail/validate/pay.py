@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from hexrail.model.position import Train
 from hexrail.model.trains import ALL_KINDS, UNLIMITED, Row
-from hexrail.rules.base import FIRST, MANDATORY, OPTIONAL
+from hexrail.rules.base import FIRST, MANDATORY, OPTIONAL, EndBonus, HexBonus, TrackBonus
 from hexrail.validate.board import _Board
 from hexrail.validate.refs import NodeRef
 
@@ -160,9 +160,12 @@ def _distance_error(board: _Board, train: Train, refs: list[NodeRef]) -> str:
     return f"visits {kinds}, more than a {train.name} train may visit ({_describe_rows(rows)})"
 
 
-def _bonuses(board: _Board, train: Train, refs: list[NodeRef]) -> tuple[tuple[str, int], ...]:
-    """The route's bonuses: tags counted over the visited stops' hexes; exclusive groups pay
-    their largest member."""
+def _bonuses(board: _Board, train: Train, refs: list[NodeRef], paid: frozenset[NodeRef],
+             track_hexes: tuple[str, ...]) -> tuple[tuple[str, int], ...]:
+    """The route's bonuses, by name: tag bonuses counted over the visited stops' hexes
+    (exclusive groups pay their largest member), a hex bonus per distinct visited stop hex in
+    its set, an end bonus for the better paid end in its hexes, a track bonus per distinct hex
+    of the route's track."""
     bonuses = board.profile.bonuses(board.pos, train)
     if not bonuses:
         return ()
@@ -170,14 +173,30 @@ def _bonuses(board: _Board, train: Train, refs: list[NodeRef]) -> tuple[tuple[st
     for ref in refs:
         for tag in set(board.profile.hex_tags(board.pos, train, board.hex(ref[0]))):
             counts[tag] = counts.get(tag, 0) + 1
-    alone: list[tuple[str, int]] = []
+    earned: dict[str, int] = {}
     best: dict[str, tuple[str, int]] = {}
+    stop_hexes = {ref[0] for ref in refs}
     for b in bonuses:
-        if not all(counts.get(tag, 0) >= at_least for tag, at_least in b.conditions):
-            continue
-        amount = b.amount * (counts.get(b.conditions[0][0], 0) if b.per_count and b.conditions else 1)
-        if not b.group:
-            alone.append((b.name, amount))
-        elif b.group not in best or amount > best[b.group][1]:
-            best[b.group] = (b.name, amount)
-    return tuple(b for b in alone + list(best.values()) if b[1])
+        if isinstance(b, HexBonus):
+            amount = b.amount * len(stop_hexes & set(b.hexes))
+        elif isinstance(b, EndBonus):
+            ends = {refs[0], refs[-1]} & paid if refs else set()
+            amount = max((board.rule(train, ref).value for ref in ends if ref[0] in b.hexes),
+                         default=0)
+        elif isinstance(b, TrackBonus):
+            amounts = dict(b.amounts)
+            hexes = set(track_hexes) - (stop_hexes if b.skip_stop_hexes else set())
+            amount = sum(amounts.get(h, 0) for h in hexes)
+        else:
+            if not all(counts.get(tag, 0) >= at_least for tag, at_least in b.conditions):
+                continue
+            amount = b.amount * (counts.get(b.conditions[0][0], 0) if b.per_count and b.conditions
+                                 else 1)
+            if b.group:
+                if b.group not in best or amount > best[b.group][1]:
+                    best[b.group] = (b.name, amount)
+                continue
+        earned[b.name] = earned.get(b.name, 0) + amount
+    for name, amount in best.values():
+        earned[name] = earned.get(name, 0) + amount
+    return tuple((name, amount) for name, amount in earned.items() if amount)
