@@ -62,7 +62,8 @@ class ExtrasProfile(Profile):
     +10 per distinct hex of stops (`HexBonus`); ``D``: a destination, an end stop there pays
     again (`EndBonus`, for trains paid for every stop they count, in hexes with no optional
     stop); ``T``: +20 per hex of the route's track (`TrackBonus`, skipping its stops' hexes
-    with the option ``track_skips_stops``)); the options ``no_reentry`` (no route leaves a hex and comes back), ``no_red_to_red`` (no route
+    with the option ``track_skips_stops``)); the option ``connection``: when a route runs, one
+    runs from the home hex or a ``D`` hex to another (a connection run); the options ``no_reentry`` (no route leaves a hex and comes back), ``no_red_to_red`` (no route
     runs from one offboard to another), ``bypass`` (how many full
     cities the company's trains may pass through per round) and ``share_track``.
     """
@@ -101,8 +102,14 @@ class ExtrasProfile(Profile):
         return out
 
     def plan_rules(self, pos):
+        connection = ()
+        if pos.option("connection", False):  # a route from home or a ``D`` hex to another
+            connection = tuple(dict.fromkeys(
+                (*(h.split("-")[0] for h in pos.operating().home),
+                 *(h.id for h in pos.hexes if "D" in h.icons))))
         return PlanRules(max_bypass=int(pos.option("bypass", 0)),
-                         share_track=bool(pos.option("share_track", False)))
+                         share_track=bool(pos.option("share_track", False)),
+                         connection=connection)
 
 
 # -- geometry ---------------------------------------------------------------------------------
@@ -322,7 +329,8 @@ def positions(draw, min_hexes: int = 2, max_hexes: int = 12, max_big_hexes: int 
         options = {"no_reentry": draw(st.booleans()), "no_red_to_red": draw(st.booleans()),
                    "bypass": draw(st.integers(0, 1)),
                    "share_track": draw(st.integers(0, 4)) == 0,
-                   "track_skips_stops": draw(st.booleans())}
+                   "track_skips_stops": draw(st.booleans()),
+                   "connection": draw(st.integers(0, 3)) == 0}
         rules = {"profile": ExtrasProfile.name, "options": options}
     if profile == "1860":
         options = {k: True for k in ("no_skip_towns", "re_enter_hexes", "original_insolvency")

@@ -13,6 +13,7 @@ import json
 import math
 import os
 import random
+from dataclasses import replace
 from typing import ClassVar
 
 import pytest
@@ -470,3 +471,61 @@ def test_a_set_with_one_end_only_is_never_priced(warm_solver):
         best = reference_solve(doc, objective=objective)
         assert ((plan.total if objective == "income" else plan.revenue), plan.revenue) == \
             (best.value, best.revenue)
+
+
+# -- a connection run on coupled plans ----------------------------------------------------------
+
+
+@register
+class Connection1862(Game1862):
+    """1862 with a connection run: when a route runs, one has both ends in the hexes of
+    ``state["connection"]`` (as 1870 rules it), so the coupled combiners check the rule too;
+    with ``state["own_track"]`` trains share no track (which takes the CP-SAT model)."""
+
+    name = "test-1862-connection"
+
+    def plan_rules(self, pos):
+        return replace(super().plan_rules(pos), connection=tuple(pos.state["connection"]),
+                       share_track=not pos.state.get("own_track"))
+
+
+@settings(max_examples=120, derandomize=True, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.filter_too_much])
+@given(seed=st.integers(0, 2**32 - 1))
+def test_coupled_combiners_keep_the_connection_run(seed, warm_solver):
+    doc = twin_board(seed)
+    rng = random.Random(seed ^ 0xC0)
+    hexes = sorted(doc["hexes"])
+    own_track = rng.random() < 0.4
+    if own_track:  # the CP-SAT model, with express trains only (sets and hex subsidies come
+        # with shared track)
+        doc["trains"] = [t for t in doc["trains"] if t.endswith("E")] or ["2E", "3E"]
+    doc = {**doc, "rules": {"profile": Connection1862.name},
+           "state": {**doc["state"], "connection": rng.sample(hexes, min(len(hexes), 2)),
+                     "own_track": own_track}}
+    note(json.dumps(doc))
+    prep = prepare(doc)
+    assume(math.prod(len(c) + 1 for c in prep.candidates) <= ORACLE_PLANS)
+    for objective in ("income", "revenue"):
+        best = reference_solve(doc, objective=objective)
+        plan = solve(doc, objective=objective)
+        got = plan.total if objective == "income" else plan.revenue
+        assert plan.optimal and (got, plan.revenue) == (best.value, best.revenue), json.dumps(doc)
+        report = check_plan(doc, plan, objective=objective)
+        assert report.legal, f"{report.table()}\n{json.dumps(doc)}"
+        assert (report.revenue, report.subsidy) == (plan.revenue, plan.subsidy), json.dumps(doc)
+
+
+def test_identical_trains_on_own_track_may_leave_one_idle():
+    """Two identical trains under the CP-SAT model, where only one route exists: the first runs
+    it, the second stays idle (the symmetry rule once forced both idle, paying 0)."""
+    doc = {"layout": "flat", "rules": {"profile": Connection1862.name}, "company": "X",
+           "companies": [{"id": "X", "home": "C5"}, {"id": "Y"}], "trains": ["2E", "2E"],
+           "hexes": {"C5": {"tile": "city=revenue:30;path=a:2,b:_0;path=a:3,b:_0", "tokens": ["X"]},
+                     "C3": {"tile": "offboard=revenue:40,groups:L;path=a:0,b:_0", "color": "blue"},
+                     "B4": {"tile": "offboard=revenue:20,groups:N;path=a:1,b:_0", "color": "red"}},
+           "state": {"permits": ["express"], "connection": [], "own_track": True}}
+    prep = prepare(doc)
+    assert prep.coupled and not payonce_applies(prep)  # the CP-SAT model takes it
+    plan = solve(doc)
+    assert (plan.total, plan.optimal) == (70, True) == (reference_solve(doc).value, True)

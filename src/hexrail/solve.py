@@ -28,7 +28,7 @@ from hexrail.search.routes import (
     with_span_bonuses,
     with_tally_limits,
 )
-from hexrail.stage import OBJECTIVES, TIE_SCALE, Prepared, home_nodes, loose_bound, resources
+from hexrail.stage import OBJECTIVES, TIE_SCALE, Prepared, loose_bound, meets, required, resources
 
 
 @lru_cache(maxsize=16)
@@ -175,18 +175,12 @@ def _choose_disjoint(prep: Prepared, values: list[np.ndarray], res: list[np.ndar
     whose routes share no resource and meet the plan rules."""
     rules = prep.rules
     stops = [prep.candidates[t].stop_bits(prep.graph_of(t).n_nodes, counts[t])
-             for t in range(len(prep.trains))] if rules.home_route or rules.intersect else None
-    home = None
-    if rules.home_route:
-        home = []
-        for t, bits in enumerate(stops):
-            mask = np.zeros(bits.shape[1], np.uint64)
-            for n in home_nodes(prep, t):
-                mask[n >> 6] |= np.uint64(1) << np.uint64(n & 63)
-            home.append((bits & mask).any(axis=1))
+             for t in range(len(prep.trains))] if rules.intersect else None
+    need = required(prep)
+    meet = [meets(prep, t, counts[t]) for t in range(len(prep.trains))] if need else None
     return combine_disjoint([v[:n] for v, n in zip(values, counts)],
                             [r[:n] for r, n in zip(res, counts)], prep.groups, deadline=deadline,
-                            home=home, stops=stops if rules.intersect else None)
+                            meets=meet, required=need, stops=stops)
 
 
 def solve(position: Any, time_limit: float | None = None, *, objective: str = "income") -> Plan:

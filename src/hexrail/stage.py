@@ -83,6 +83,37 @@ def resources(prep: Prepared, t: int) -> np.ndarray:
     return res
 
 
+# The plan rules "when any route runs, one route must ...", as bits of a candidate's mask.
+HOME_ROUTE = 1  # ... include the home station
+CONNECTION = 2  # ... have both end stops in the connection hexes
+
+
+def required(prep: Prepared) -> int:
+    """The bits of the "one route must ..." rules in force."""
+    return (HOME_ROUTE if prep.rules.home_route else 0) | (CONNECTION if prep.rules.connection else 0)
+
+
+def meets(prep: Prepared, t: int, count: int | None = None) -> np.ndarray:
+    """Per candidate of train t (the first `count`, if given) the bits of the "one route
+    must ..." rules it meets (int64)."""
+    cands, graph = prep.candidates[t], prep.graph_of(t)
+    n = len(cands) if count is None else count
+    out = np.zeros(n, np.int64)
+    if prep.rules.home_route:
+        bits = cands.stop_bits(graph.n_nodes, n)
+        mask = np.zeros(bits.shape[1], np.uint64)
+        for node in home_nodes(prep, t):
+            mask[node >> 6] |= np.uint64(1) << np.uint64(node & 63)
+        out[(bits & mask).any(axis=1)] |= HOME_ROUTE
+    if prep.rules.connection and n:
+        wanted = {graph.hex_ids.index(h) for h in prep.rules.connection if h in graph.hex_ids}
+        inside = np.isin(graph.node_hex, sorted(wanted))
+        ends = cands.ends()[:n]
+        several = np.diff(cands.node_ptr)[cands.src[:n]] >= 2  # a one-stop route has no two ends
+        out[inside[ends[:, 0]] & inside[ends[:, 1]] & several] |= CONNECTION
+    return out
+
+
 def home_nodes(prep: Prepared, t: int) -> set[int]:
     """Node ids of the operating company's home station (`Position.home_stops`)."""
     graph = prep.graph_of(t)
@@ -97,7 +128,8 @@ def loose_bound(prep: Prepared) -> int:
         pay = int(td.pay_cap[15])
         values = np.sort(td.node_weight[td.node_kidx >= 0])[::-1]
         best_stops = int(values[:min(pay, len(values))].sum())
-        bonus = int(td.bonus_amount.sum()) * max(1, len(values)) if len(td.bonus_amount) else 0
+        bonus = int(td.bonus_amount.clip(0).sum()) * max(1, len(values)) if len(td.bonus_amount) else 0
+        bonus += int(td.node_end_bonus.max(initial=0)) + int(td.hex_track_bonus.clip(0).sum())
         bonus += sum(max(0, b.amount) for b in td.span_bonuses)
         if td.cyclic_runs and len(values):  # a cyclic run may visit its best stop again and again
             best_stops = max(best_stops, max(r.max_visits for r in td.cyclic_runs) * int(values[0]))

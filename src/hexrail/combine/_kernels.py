@@ -35,9 +35,10 @@ def _first_free(start, stop, res, mask):
 
 
 @njit(cache=True, nogil=True)
-def plan_ok(train_ptr, idx, cand_home, cand_stops, require_home, require_intersect):
+def plan_ok(train_ptr, idx, cand_meets, cand_stops, required, require_intersect):
     """Do the chosen candidates (``idx[s]`` per level, past the end = idle) meet the plan
-    rules: one route through the home token, and routes joined through shared stops?"""
+    rules: for every bit of `required`, a route whose `cand_meets` has it ("one route must
+    include the home token", ...), and routes joined through shared stops?"""
     n_levels = train_ptr.shape[0] - 1
     chosen = np.empty(n_levels, np.int64)
     k = 0
@@ -47,12 +48,11 @@ def plan_ok(train_ptr, idx, cand_home, cand_stops, require_home, require_interse
             k += 1
     if k == 0:
         return True
-    if require_home:
-        home = False
+    if required:
+        met = 0
         for a in range(k):
-            if cand_home[chosen[a]]:
-                home = True
-        if not home:
+            met |= cand_meets[chosen[a]]
+        if met & required != required:
             return False
     if require_intersect and k > 1:
         reached = np.zeros(k, np.bool_)
@@ -84,7 +84,7 @@ def plan_ok(train_ptr, idx, cand_home, cand_stops, require_home, require_interse
 @njit(cache=True, nogil=True)
 def branch_and_bound(train_ptr, value, res, same_as_prev, suffix_max,
                      level, idx, used, cur, hint, best, best_choice, budget,
-                     cand_home, cand_stops, require_home, require_intersect):
+                     cand_meets, cand_stops, required, require_intersect):
     """Search on from the saved state; returns (status, level, best, work done).
 
     Work counts search nodes and candidates scanned; the search pauses once it exceeds
@@ -95,11 +95,11 @@ def branch_and_bound(train_ptr, value, res, same_as_prev, suffix_max,
     ``hint[t, s]`` how many leading candidates of level s clash with ``used[t]`` (found while
     bounding): a path only ever takes more, so scans below it may start there.
 
-    With `require_home`/`require_intersect` a full choice must also pass `plan_ok`; the bounds
+    With `required`/`require_intersect` a full choice must also pass `plan_ok`; the bounds
     ignore those rules, so they stay admissible.
     """
     n_levels = train_ptr.shape[0] - 1
-    constrained = require_home or require_intersect
+    constrained = required != 0 or require_intersect
     words = res.shape[1]
     nodes = 0
     t = level
@@ -138,8 +138,8 @@ def branch_and_bound(train_ptr, value, res, same_as_prev, suffix_max,
         v = value[lo + found] if found < n else 0
         if t == n_levels - 1:
             total = cur[t] + v
-            if constrained and not plan_ok(train_ptr, idx, cand_home, cand_stops,
-                                           require_home, require_intersect):
+            if constrained and not plan_ok(train_ptr, idx, cand_meets, cand_stops,
+                                           required, require_intersect):
                 continue  # look further down this level
             if total > best:
                 best = total

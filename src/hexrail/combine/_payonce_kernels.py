@@ -47,7 +47,7 @@ C_TABLE = 0
 C_BONUS = 1  # the route's own bonus, scaled
 C_MOST_FROM = 2  # the most any candidate from this one on (in its table) can add to a plan
 C_SINGLE_BONUS = 3  # a set of this route alone: its bonus, unscaled
-C_HOME = 4  # 1: the route visits its train's home station
+C_MEETS = 4  # the bits of the "one route must ..." rules it meets (`hexrail.stage.meets`)
 C_END = 5  # and 6: its first and last stop
 C_KEY = 7  # and 8: set trains' end keys (rows of `Board.bonus_table`)
 C_ENT, C_ENT_STOP = 9, 10  # its payable locations (rows of `Board.ent`)
@@ -116,7 +116,7 @@ class Levels(NamedTuple):
     flip_ptr: np.ndarray
     flips: np.ndarray
     slack: int  # what joining two sets can add, at most
-    check_home: bool
+    required: int  # bits of the "one route must ..." rules in force
     check_meet: bool
 
 
@@ -675,11 +675,11 @@ def price(board, levels, choice, options, priced_option):
     if n == 0:
         return 0
     running = running[:n]
-    if levels.check_home:
-        home = False
+    if levels.required:
+        met = 0
         for g in running:
-            home = home or cand[g, C_HOME] != 0
-        if not home:
+            met |= cand[g, C_MEETS]
+        if met & levels.required != levels.required:
             return -1
     if levels.check_meet and not _meet(board.stop_bits, running):
         return -1

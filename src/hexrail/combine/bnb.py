@@ -32,14 +32,16 @@ class Selection:
 
 
 def combine_disjoint(values: list[np.ndarray], res: list[np.ndarray], groups: list[int], *,
-                     deadline: float | None = None, home: list[np.ndarray] | None = None,
+                     deadline: float | None = None, meets: list[np.ndarray] | None = None,
+                     required: int = 0,
                      stops: list[np.ndarray] | None = None) -> Selection:
     """Best choice of one candidate per train such that no two share a resource bit.
 
     `values[t]` must be sorted descending; `groups[t]` is equal for trains with identical
     candidate lists (their choices are interchangeable, so only one order is searched).
-    With `home` (per train, does the candidate include the home token) one running route must
-    include it; with `stops` (per train, bitsets of the candidates' stops) the running routes
+    With `required` (bits of the "one route must ..." rules, `hexrail.stage.required`) and
+    `meets` (per train, the bits each candidate meets) each bit needs a running route that
+    meets it; with `stops` (per train, bitsets of the candidates' stops) the running routes
     must form one graph through shared stops.
     """
     n_trains = len(values)
@@ -60,15 +62,15 @@ def combine_disjoint(values: list[np.ndarray], res: list[np.ndarray], groups: li
     same = np.array([k > 0 and groups[order[k]] == groups[order[k - 1]] for k in range(n_trains)],
                     np.bool_)
     n_all = int(ptr[-1])
-    cand_home = np.zeros(n_all, np.bool_)
-    if home is not None:
-        cand_home = np.concatenate([home[t] for t in order]) if n_all else cand_home
+    cand_meets = np.zeros(n_all, np.int64)
+    if required:
+        cand_meets = np.concatenate([meets[t] for t in order]) if n_all else cand_meets
     stop_words = max((s.shape[1] for s in stops), default=1) if stops is not None else 1
     cand_stops = np.zeros((n_all, stop_words), np.uint64)
     if stops is not None:
         for k, t in enumerate(order):
             cand_stops[ptr[k]:ptr[k + 1], :stops[t].shape[1]] = stops[t]
-    rules = (cand_home, cand_stops, home is not None, stops is not None)
+    rules = (cand_meets, cand_stops, required, stops is not None)
 
     # Russian-doll bounds: the exact best of the last trains alone, solved smallest first,
     # bounds what those trains can add under any choice of the earlier ones.
@@ -79,7 +81,7 @@ def combine_disjoint(values: list[np.ndarray], res: list[np.ndarray], groups: li
         # the tail problems drop the plan rules: a relaxation, so still a bound
         sub = _search(ptr[k:] - ptr[k], all_value[ptr[k]:], all_res[ptr[k]:],
                       np.concatenate([[False], same[k + 1:]]), suffix[k:], deadline,
-                      rules if k == 0 else (cand_home[ptr[k]:], cand_stops[ptr[k]:], False, False))
+                      rules if k == 0 else (cand_meets[ptr[k]:], cand_stops[ptr[k]:], 0, False))
         suffix[k] = sub[3]  # its upper bound (its optimum when it finished)
         nodes += sub[4]
         if k == 0:

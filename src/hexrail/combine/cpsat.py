@@ -18,7 +18,7 @@ from ortools.sat.python import cp_model
 from hexrail.combine import _kernels as K
 from hexrail.combine.bnb import Selection
 from hexrail.errors import HexrailError
-from hexrail.stage import Prepared, home_nodes
+from hexrail.stage import CONNECTION, HOME_ROUTE, Prepared, meets, required
 
 
 def _bits(res: np.ndarray) -> list[np.ndarray]:
@@ -57,7 +57,7 @@ class _Routes:
 def _routes(prep: Prepared, t: int, reduce: bool) -> _Routes:
     """Train t's candidates as the model sees them. With `reduce`, a candidate is dropped when
     another visits every stop it visits (and passes every hex it passes, for hex subsidies; with
-    the same ends, for set trains) and earns at least its bonus: with shared track and every
+    the same ends, for set trains; alike as a connection run) and earns at least its bonus: with shared track and every
     earning settled stop by stop, the larger route can do all the smaller one does."""
     cands, graph = prep.candidates[t], prep.graph_of(t)
     ends = cands.ends()
@@ -74,6 +74,10 @@ def _routes(prep: Prepared, t: int, reduce: bool) -> _Routes:
             key = lo * graph.n_nodes + hi
         else:
             key = np.zeros(len(cands), np.int64)
+        if prep.rules.connection:
+            # a route's ends decide whether it is a connection run, not its stops: only a
+            # route alike in that may stand in for another
+            key = key * 2 + (meets(prep, t) & CONNECTION != 0)
         pop = np.unpackbits(bits.view(np.uint8), axis=1).sum(axis=1)
         order = np.argsort(-pop, kind="stable")
         kept = order[K.undominated(bits[order], key[order], cands.bonus[order])]
@@ -117,9 +121,11 @@ def combine_coupled(prep: Prepared, *, deadline: float | None = None, workers: i
             if prep.groups[t] == prep.groups[u] and prep.set_role[t] == prep.set_role[u] \
                     and prep.hex_subsidy[t] == prep.hex_subsidy[u]:
                 model.add(runs[t] >= runs[u])
+                # (an idle train ranks after every candidate, so t may run while u is idle)
+                idle = len(routes[t].keep) + 1
                 order_t = sum((k + 1) * x[t, k] for k in range(len(routes[t].keep)))
                 order_u = sum((k + 1) * x[u, k] for k in range(len(routes[u].keep)))
-                model.add(order_t <= order_u)
+                model.add(order_t + idle * (1 - runs[t]) <= order_u + idle * (1 - runs[u]))
                 break
     _no_shared_resources(prep, model, x, routes)
     if rules.max_bypass >= 0:
@@ -137,7 +143,7 @@ def combine_coupled(prep: Prepared, *, deadline: float | None = None, workers: i
                 by_stop.setdefault(s, []).append(x[t, k])
         for s, lits in by_stop.items():
             visit[t, s] = sum(lits)
-    _home_and_intersect(prep, model, x, runs, visit)
+    _home_and_intersect(prep, model, x, runs, visit, routes)
 
     # -- earnings ---------------------------------------------------------------------------
     revenue_terms: list = []
@@ -227,14 +233,21 @@ def _no_shared_resources(prep: Prepared, model: cp_model.CpModel, x: dict, route
 
 
 def _home_and_intersect(prep: Prepared, model: cp_model.CpModel, x: dict, runs: dict,
-                        visit: dict) -> None:
-    """One route includes the home token; the routes' stops form one connected graph."""
+                        visit: dict, routes: list) -> None:
+    """The "one route must ..." rules (home route, connection run: `hexrail.stage.required`);
+    the routes' stops form one connected graph."""
     rules, n_trains = prep.rules, len(prep.trains)
     any_run = model.new_bool_var("any_run")
     model.add_max_equality(any_run, [x[k] for k in x] or [0])
-    if rules.home_route:
-        home = [sum(visit[t, s] for s in home_nodes(prep, t) if (t, s) in visit) for t in range(n_trains)]
-        model.add(sum(home) >= any_run)
+    need = required(prep)
+    met = [meets(prep, t) for t in range(n_trains)] if need else []
+
+    def meeting(t: int, bit: int) -> list:
+        return [x[t, k] for k, c in enumerate(routes[t].keep) if met[t][c] & bit]
+
+    for bit in (HOME_ROUTE, CONNECTION):
+        if need & bit:
+            model.add(sum(lit for t in range(n_trains) for lit in meeting(t, bit)) >= any_run)
     if not (rules.intersect and n_trains > 1):
         return
     # Every running route but one (the root, which holds the home token when that rule applies)
@@ -245,7 +258,7 @@ def _home_and_intersect(prep: Prepared, model: cp_model.CpModel, x: dict, runs: 
     for t in range(n_trains):
         model.add(root[t] <= runs[t])
         if rules.home_route:
-            model.add(sum(visit[t, s] for s in home_nodes(prep, t) if (t, s) in visit) >= root[t])
+            model.add(sum(meeting(t, HOME_ROUTE)) >= root[t])
         parents = []
         for u in range(n_trains):
             if u == t:
@@ -254,13 +267,13 @@ def _home_and_intersect(prep: Prepared, model: cp_model.CpModel, x: dict, runs: 
             if not shared:
                 continue
             link = model.new_bool_var(f"link[{t},{u}]")
-            meets = []
+            shared_at = []
             for s in shared:
                 z = model.new_bool_var(f"meet[{t},{u},{s}]")
                 model.add(z <= visit[t, s])
                 model.add(z <= visit[u, s])
-                meets.append(z)
-            model.add(link <= sum(meets))
+                shared_at.append(z)
+            model.add(link <= sum(shared_at))
             model.add(link <= runs[u])
             model.add(level[u] + 1 <= level[t]).only_enforce_if(link)
             parents.append(link)

@@ -58,7 +58,7 @@ from hexrail.combine.sets import build_sets, set_ends, sets_legal
 from hexrail.graph.track import KIND_CODES
 from hexrail.graph.trains import NO_LIMIT
 from hexrail.rules.base import SET_TEMPORARY
-from hexrail.stage import Prepared, home_nodes
+from hexrail.stage import Prepared, meets, required
 
 _OFFBOARD = KIND_CODES["offboard"]
 _PAUSE_EVERY = 256  # kernel nodes between looks at the deadline
@@ -153,9 +153,11 @@ class _Search:
         self.bonus_keys: dict[tuple[int, int], int] = {}
         self.bonus_table = np.zeros((0, 0), np.int64)
         self.slack = self._join_slack() if len(self.set_trains) > 1 else 0
-        self.home = None
-        if prep.rules.home_route and checks:
-            self.home = [home_nodes(prep, t) for t in range(self.n_trains)]
+        # the "one route must ..." rules (home route, connection run): per train and kept
+        # candidate the bits it meets
+        self.required = required(prep) if checks else 0
+        self.meets = [meets(prep, t)[self.trains[t].keep] for t in range(self.n_trains)] \
+            if self.required else None
         # levels: set trains first (their sets are priced, and checked, once all are placed),
         # then the best earners; identical trains next to each other
         self.order = sorted(runs,
@@ -419,9 +421,8 @@ class _Search:
                 own if a != b else self._set_bonus(ka, ka)
                 for own, (a, b), (ka, _) in zip(tr.own.tolist(), tr.ends, tr.keys)]
         bits = _stop_bits(tr.stops, self.graph.n_nodes)
-        if self.home is not None:
-            home = _stop_bits([list(self.home[t])], self.graph.n_nodes)
-            cand[:, KP.C_HOME] = (bits & home).any(axis=1)
+        if self.meets is not None:
+            cand[:, KP.C_MEETS] = self.meets[t]
         # the payable locations in the order `_assign` meets them
         ent_ptr, ent_loc, ent_stop = [0], [], []
         for mine in tr.payable:
@@ -459,7 +460,7 @@ class _Search:
             level=level, caps_from=caps_from, set_trains=np.asarray(self.set_trains, np.int64),
             perm_ptr=np.asarray(perm_ptr, np.int64), perms=np.asarray(perms, np.int64),
             flip_ptr=np.asarray(flip_ptr, np.int64), flips=np.asarray(flips, np.int64),
-            slack=int(self.slack), check_home=self.home is not None,
+            slack=int(self.slack), required=self.required,
             check_meet=bool(self.prep.rules.intersect and self.checks))
 
     def _run_kernel(self) -> None:
@@ -612,8 +613,12 @@ class _Search:
         if not running:
             return (0, ({}, [], {}, ((), frozenset()))) if details else 0
         stops = {t: self.trains[t].stops[choice[t]] for t in running}
-        if self.home is not None and not any(set(stops[t]) & self.home[t] for t in running):
-            return None
+        if self.required:
+            met = 0
+            for t in running:
+                met |= int(self.meets[t][choice[t]])
+            if met & self.required != self.required:
+                return None
         if prep.rules.intersect and self.checks and not _connected([set(stops[t]) for t in running]):
             return None
         fixed = sum(int(self.trains[t].extra[choice[t]]) for t in running if not prep.set_role[t])

@@ -91,7 +91,8 @@ def _solve_coupled(pos: Position, profile: Profile, rules: PlanRules,
             up_value, up_revenue = _sets_upper(boards, rate, set_routes, layouts[0], objective)
         if i == n:
             chosen = sorted(choice.items())
-            if not _plan_ok([r for _, r in chosen], home, rules.intersect):
+            if not _plan_ok([r for _, r in chosen], home, rules.intersect,
+                            frozenset(rules.connection)):
                 return
             priced = _price_plan(boards, rules, rate, chosen, layouts[0], objective)
             if (priced.value, priced.revenue) > best[0]:

@@ -11,12 +11,17 @@ def _home_nodes(pos: Position) -> frozenset[str]:
     return frozenset(pos.home_stops())
 
 
-def _plan_ok(routes: list[ReferenceRoute], home: frozenset[str] | None, intersect: bool) -> bool:
+def _plan_ok(routes: list[ReferenceRoute], home: frozenset[str] | None, intersect: bool,
+             connection: frozenset[str] = frozenset()) -> bool:
     """The rules that couple routes (docs/rules.md (generic)): with `home` (node refs), one route passes
-    through or stops at the home token; with `intersect`, the routes' stop sets form one network."""
+    through or stops at the home token; with `intersect`, the routes' stop sets form one network;
+    with `connection` (hex ids), one route of two stops or more starts and ends in those hexes."""
     if not routes:
         return True
     if home is not None and not any(n in home for r in routes for n in r.nodes):
+        return False
+    if connection and not any(len(r.stops) >= 2 and r.stops[0].rpartition("-")[0] in connection
+                              and r.stops[-1].rpartition("-")[0] in connection for r in routes):
         return False
     if intersect:
         network = [set(routes[0].stops)]

@@ -175,6 +175,8 @@ class PlanRules:
     home_route: bool = False  # one route must include the home token
     intersect: bool = False  # the routes' stop sets form one connected graph
     max_bypass: int = 0  # passes through a blocked city allowed per round (all trains together)
+    # hexes: when any route runs, one has both end stops in them (1870's connection run)
+    connection: tuple[str, ...] = ()
 
 
 class Profile:

@@ -77,6 +77,19 @@ def _home_errors(board: _Board, routes: list[_Route]) -> list[str]:
     return [f"no route includes the home of {board.pos.company} ({shown})"]
 
 
+def _connection_errors(board: _Board, routes: list[_Route]) -> list[str]:
+    """With a connection run, one route has both end stops in the connection hexes."""
+    hexes = board.rules.connection
+    walked = [r for r in routes if r.walk is not None]
+    if not hexes or not walked:
+        return []
+    for route in walked:
+        stops = _stops(board, route.walk)
+        if len(stops) >= 2 and stops[0][0] in hexes and stops[-1][0] in hexes:
+            return []
+    return [f"no route runs from one of {', '.join(hexes)} to another (the connection run)"]
+
+
 def _intersect_errors(board: _Board, routes: list[_Route]) -> list[str]:
     """With intersect rules, routes sharing stops (transitively) must form one network."""
     walked = [r for r in routes if r.walk is not None]
