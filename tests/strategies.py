@@ -38,7 +38,7 @@ from hypothesis import strategies as st
 
 from hexrail.model.hexgrid import DIRECTIONS, Layout
 from hexrail.rules import Bonus, PlanRules, Profile, register
-from hexrail.rules.base import EndBonus, HexBonus, TrackBonus
+from hexrail.rules.base import EndBonus, HexBonus, SetsBonus, TrackBonus
 
 SPECS = ("2", "3", "4", "2+1", "3+1", "2/3", "4H")
 BIG_SPECS = ("3E", "D")  # routes of any length: only on small boards
@@ -59,7 +59,8 @@ class ExtrasProfile(Profile):
 
     Halts pay a subsidy of 10; hexes carry bonus icons (``N``/``S``: +40 for a route with both;
     ``M``: +20 for one mine stop or +50 for two, exclusive; ``P``: +10 per port stop; ``H``:
-    +10 per distinct hex of stops (`HexBonus`); ``D``: a destination, an end stop there pays
+    +10 per distinct hex of stops (`HexBonus`), and +30 for stops in an ``H`` hex and a ``T``
+    hex (`SetsBonus`); ``D``: a destination, an end stop there pays
     again (`EndBonus`, for trains paid for every stop they count, in hexes with no optional
     stop); ``T``: +20 per hex of the route's track (`TrackBonus`, skipping its stops' hexes
     with the option ``track_skips_stops``)); the option ``connection``: when a route runs, one
@@ -92,6 +93,7 @@ class ExtrasProfile(Profile):
         def icon(mark):
             return tuple(h.id for h in pos.hexes if mark in h.icons)
         out = self.BONUSES + (HexBonus("hexes", 10, icon("H")),
+                              SetsBonus("H and T", 30, (icon("H"), icon("T"))),
                               TrackBonus("track", tuple((h, 20) for h in icon("T")),
                                          bool(pos.option("track_skips_stops", False))))
         if all(r.pay >= r.visit for r in train.spec.rows):

@@ -11,7 +11,7 @@ from hexrail.graph.track import TrackGraph
 from hexrail.model.position import Position, Train
 from hexrail.model.trains import UNLIMITED, TrainSpec
 from hexrail.rules.base import (FIRST, MANDATORY, OPTIONAL, Bonus, CyclicRun, EndBonus, HexBonus,
-                               Profile, RouteBonus, SpanBonus, TrackBonus)
+                               Profile, RouteBonus, SetsBonus, SpanBonus, TrackBonus)
 
 KIND_INDEX = {"city": 0, "town": 1, "offboard": 2, "halt": 3}
 N_SUBSETS = 1 << len(KIND_INDEX)  # sets of stop kinds, by bitmask: the rows' capacities per set
@@ -227,13 +227,20 @@ def lower_train(pos: Position, graph: TrackGraph, profile: Profile, train: Train
 
 
 def _tag_bonuses(bonuses: tuple[RouteBonus, ...]) -> tuple[list[Bonus], dict[str, list[str]]]:
-    """The bonuses the walk counts by stop tags: every `Bonus`, and a `HexBonus` as one bonus
-    per hex of its set (a tag of that hex alone); with the extra tags per hex id."""
+    """The bonuses the walk counts by stop tags: every `Bonus`; a `SetsBonus` as one bonus
+    needing a tag per set (carried by that set's hexes); a `HexBonus` as one bonus per hex of
+    its set (a tag of that hex alone). With the extra tags per hex id."""
     tagged: list[Bonus] = []
     extra: dict[str, list[str]] = {}
-    for b in bonuses:
+    for n, b in enumerate(bonuses):
         if isinstance(b, Bonus):
             tagged.append(b)
+        elif isinstance(b, SetsBonus):
+            tags = tuple(f"{b.name}#{n}/{k}" for k in range(len(b.sets)))
+            for tag, hexes in zip(tags, b.sets):
+                for hex_id in dict.fromkeys(hexes):
+                    extra.setdefault(hex_id, []).append(tag)
+            tagged.append(Bonus(b.name, b.amount, tuple((tag, 1) for tag in tags)))
         elif isinstance(b, HexBonus):
             for hex_id in dict.fromkeys(b.hexes):
                 tag = f"{b.name}@{hex_id}"

@@ -8,7 +8,7 @@ from itertools import product
 from hexrail.model.trains import UNLIMITED
 from hexrail.oracle.board import _Board, _Walk
 from hexrail.oracle.result import NodeKey, ReferenceRoute
-from hexrail.rules.base import FIRST, OPTIONAL, EndBonus, HexBonus, TrackBonus
+from hexrail.rules.base import FIRST, OPTIONAL, EndBonus, HexBonus, SetsBonus, TrackBonus
 
 
 def _fit_checker(spec):
@@ -127,7 +127,8 @@ def _ref(node: NodeKey) -> str:
 
 def _bonus(board: _Board, walk: _Walk, paid: list[NodeKey]) -> int:
     """What the walk's bonuses add: tag bonuses by counts of visited stops per hex tag
-    (exclusive groups pay their best), hex bonuses per distinct stop hex in the set, an end
+    (exclusive groups pay their best), sets bonuses when every set holds a stop, hex bonuses
+    per distinct stop hex in the set, an end
     bonus for the better paid end, track bonuses per distinct hex of the walk's paths."""
     if not board.bonuses:
         return 0
@@ -140,6 +141,9 @@ def _bonus(board: _Board, walk: _Walk, paid: list[NodeKey]) -> int:
     best_in_group: dict[str, int] = {}
     stop_hexes = {h for h, _ in stops}
     for b in board.bonuses:
+        if isinstance(b, SetsBonus):
+            total += b.amount if all(any(h in stop_hexes for h in hs) for hs in b.sets) else 0
+            continue
         if isinstance(b, HexBonus):
             total += b.amount * sum(1 for h in set(b.hexes) if h in stop_hexes)
             continue

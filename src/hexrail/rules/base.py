@@ -8,6 +8,7 @@ Plan-level couplings (stops paying once, home route, one bypass per round, ...) 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar, NamedTuple, Union
 
@@ -32,6 +33,17 @@ class Bonus:
     conditions: tuple[tuple[str, int], ...]
     group: str = ""
     per_count: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class SetsBonus:
+    """`amount` once per route when, for every set in `sets` (of hex ids), one of the route's
+    visited stops lies in that set: one set is a port or cattle token, two an east-west or
+    city-pair bonus."""
+
+    name: str
+    amount: int
+    sets: tuple[tuple[str, ...], ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +78,7 @@ class TrackBonus:
     skip_stop_hexes: bool = False
 
 
-RouteBonus = Union[Bonus, HexBonus, EndBonus, TrackBonus]
+RouteBonus = Union[Bonus, SetsBonus, HexBonus, EndBonus, TrackBonus]
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,7 +271,7 @@ class Profile:
         return hex_.icons
 
     def bonuses(self, pos: Position, train: Train) -> tuple[RouteBonus, ...]:
-        """Per-route bonuses this train can earn (`Bonus`, `HexBonus`, `EndBonus`,
+        """Per-route bonuses this train can earn (`Bonus`, `SetsBonus`, `HexBonus`, `EndBonus`,
         `TrackBonus`)."""
         return ()
 
@@ -279,6 +291,55 @@ class Profile:
         """Facts the profile derives from the board and the plan reports (``Plan.stats["facts"]``),
         e.g. whether a conditional stop bonus applies; JSON-ready. None by default."""
         return {}
+
+
+def state_bonuses(raw: Any, where: str = "state.route_bonuses") -> tuple[RouteBonus, ...]:
+    """Route bonuses given in the 18xx.games export's normalised form (``title_state``'s
+    ``route_bonuses``: ``{"id", "type", "count", "hexes" | "sets", "amount"}``):
+    ``stop_in_hexes`` once (`SetsBonus` of one set) or ``per_hex`` (`HexBonus`),
+    ``stops_in_all_sets`` (`SetsBonus`), ``end_stop_in_hex_doubled`` (`EndBonus`).
+
+    >>> state_bonuses([{"id": "port", "type": "stop_in_hexes", "count": "once",
+    ...                 "hexes": ["C14"], "amount": 20}])
+    (SetsBonus(name='port', amount=20, sets=(('C14',),)),)
+    """
+    raw = raw or ()
+    if not isinstance(raw, (list, tuple)):
+        raise HexrailError("route bonuses must be a list", where=where)
+    out: list[RouteBonus] = []
+    for i, b in enumerate(raw):
+        at = f"{where}[{i}]"
+        if not isinstance(b, Mapping):
+            raise HexrailError("a route bonus must be an object", where=at)
+        kind = b.get("type")
+        name = str(b.get("id", kind))
+
+        def hexes(field: Any) -> tuple[str, ...]:
+            if not isinstance(field, (list, tuple)) or not all(isinstance(h, str) for h in field):
+                raise HexrailError("hexes must be a list of hex ids", where=at)
+            return tuple(field)
+
+        def amount() -> int:
+            value = b.get("amount")
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise HexrailError("amount must be an integer", where=at)
+            return value
+
+        if kind == "stop_in_hexes" and b.get("count", "once") == "once":
+            out.append(SetsBonus(name, amount(), (hexes(b.get("hexes")),)))
+        elif kind == "stop_in_hexes" and b.get("count") == "per_hex":
+            out.append(HexBonus(name, amount(), hexes(b.get("hexes"))))
+        elif kind == "stops_in_all_sets":
+            sets = b.get("sets")
+            if not isinstance(sets, (list, tuple)) or not sets:
+                raise HexrailError("sets must be a non-empty list of hex lists", where=at)
+            out.append(SetsBonus(name, amount(), tuple(hexes(s) for s in sets)))
+        elif kind == "end_stop_in_hex_doubled":
+            out.append(EndBonus(name, hexes(b.get("hexes"))))
+        else:
+            raise HexrailError(f"unknown route bonus type {kind!r} (count {b.get('count')!r})",
+                               where=at)
+    return tuple(out)
 
 
 def stop_value(pos: Position, train: Train, hex_: Hex, node: Node) -> int:

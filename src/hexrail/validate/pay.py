@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from hexrail.model.position import Train
 from hexrail.model.trains import ALL_KINDS, UNLIMITED, Row
-from hexrail.rules.base import FIRST, MANDATORY, OPTIONAL, EndBonus, HexBonus, TrackBonus
+from hexrail.rules.base import FIRST, MANDATORY, OPTIONAL, EndBonus, HexBonus, SetsBonus, TrackBonus
 from hexrail.validate.board import _Board
 from hexrail.validate.refs import NodeRef
 
@@ -163,7 +163,8 @@ def _distance_error(board: _Board, train: Train, refs: list[NodeRef]) -> str:
 def _bonuses(board: _Board, train: Train, refs: list[NodeRef], paid: frozenset[NodeRef],
              track_hexes: tuple[str, ...]) -> tuple[tuple[str, int], ...]:
     """The route's bonuses, by name: tag bonuses counted over the visited stops' hexes
-    (exclusive groups pay their largest member), a hex bonus per distinct visited stop hex in
+    (exclusive groups pay their largest member), a sets bonus when every set holds a visited
+    stop's hex, a hex bonus per distinct visited stop hex in
     its set, an end bonus for the better paid end in its hexes, a track bonus per distinct hex
     of the route's track."""
     bonuses = board.profile.bonuses(board.pos, train)
@@ -177,7 +178,9 @@ def _bonuses(board: _Board, train: Train, refs: list[NodeRef], paid: frozenset[N
     best: dict[str, tuple[str, int]] = {}
     stop_hexes = {ref[0] for ref in refs}
     for b in bonuses:
-        if isinstance(b, HexBonus):
+        if isinstance(b, SetsBonus):
+            amount = b.amount if all(stop_hexes & set(hexes) for hexes in b.sets) else 0
+        elif isinstance(b, HexBonus):
             amount = b.amount * len(stop_hexes & set(b.hexes))
         elif isinstance(b, EndBonus):
             ends = {refs[0], refs[-1]} & paid if refs else set()
