@@ -64,7 +64,8 @@ class ExtrasProfile(Profile):
     again (`EndBonus`, for trains paid for every stop they count, in hexes with no optional
     stop); ``T``: +20 per hex of the route's track (`TrackBonus`, skipping its stops' hexes
     with the option ``track_skips_stops``)); the option ``connection``: when a route runs, one
-    runs from the home hex or a ``D`` hex to another (a connection run); the options ``no_reentry`` (no route leaves a hex and comes back), ``no_red_to_red`` (no route
+    runs from the home hex or a ``D`` hex to another (a connection run); ``one_stop_per_hex``:
+    a route visits one stop of a hex (`StopRule.groups`); the options ``no_reentry`` (no route leaves a hex and comes back), ``no_red_to_red`` (no route
     runs from one offboard to another), ``bypass`` (how many full
     cities the company's trains may pass through per round) and ``share_track``.
     """
@@ -84,7 +85,10 @@ class ExtrasProfile(Profile):
             return rule
         # option no_red_to_red: offboards share an end class (no route joins two of them)
         red = node.kind == "offboard" and pos.option("no_red_to_red", False)
-        return rule._replace(subsidy=10 if node.kind == "halt" else 0, end_class=int(red))
+        # option one_stop_per_hex: the hex is a stop group of its own
+        groups = (f"hex {hex_.id}",) if pos.option("one_stop_per_hex", False) else ()
+        return rule._replace(subsidy=10 if node.kind == "halt" else 0, end_class=int(red),
+                             groups=groups)
 
     def reentry_forbidden(self, pos, hex_):
         return bool(pos.option("no_reentry", False))
@@ -332,7 +336,8 @@ def positions(draw, min_hexes: int = 2, max_hexes: int = 12, max_big_hexes: int 
                    "bypass": draw(st.integers(0, 1)),
                    "share_track": draw(st.integers(0, 4)) == 0,
                    "track_skips_stops": draw(st.booleans()),
-                   "connection": draw(st.integers(0, 3)) == 0}
+                   "connection": draw(st.integers(0, 3)) == 0,
+                   "one_stop_per_hex": draw(st.booleans())}
         rules = {"profile": ExtrasProfile.name, "options": options}
     if profile == "1860":
         options = {k: True for k in ("no_skip_towns", "re_enter_hexes", "original_insolvency")

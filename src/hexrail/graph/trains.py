@@ -159,7 +159,7 @@ def lower_train(pos: Position, graph: TrackGraph, profile: Profile, train: Train
                 end_bonus[i] = rule.value
             for name, count in rule.tallies:
                 stop_tallies.setdefault(i, []).append((name, count))
-            for name in node.groups:
+            for name in (*node.groups, *rule.groups):
                 bit = group_ids.setdefault(name, len(group_ids))
                 if bit > 62:
                     raise HexrailError("more than 63 stop groups on one map", where=f"hex {h.id}")

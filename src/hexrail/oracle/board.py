@@ -53,6 +53,8 @@ class _Board:
         self.value = {key: rule[key].value for key in stops}
         self.cost = {key: rule[key].cost for key in stops}
         self.tallies = {key: rule[key].tallies for key in stops}
+        # a route visits one stop per group: the tile's groups and the profile's
+        self.groups = {key: frozenset((*self.node[key].groups, *rule[key].groups)) for key in stops}
         self.subsidy = {key: rule[key].subsidy for key in stops}
         self.tally_limits = profile.tally_limits(pos, train)
         self.no_reentry = {h.id for h in pos.hexes if profile.reentry_forbidden(pos, h)}

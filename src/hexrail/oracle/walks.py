@@ -164,7 +164,7 @@ def _walks(board: _Board, start: NodeKey, max_bypass: int, hex_limit: int,
     walk.hex_runs.append(start[0])
     if not fits(_mandatory(board, walk.stops)):
         return
-    groups = set(board.node[start].groups)
+    groups = set(board.groups[start])
     yield _snapshot(walk)  # the one-stop route, if the train allows it (min_stops decides)
     yield from _leave_node(board, walk, start, None, groups, max_bypass, hex_limit, fits)
 
@@ -248,7 +248,7 @@ def _arrive_node(board: _Board, walk: _Walk, u: NodeKey, path: Path, groups: set
     if u in walk.nodes:
         return
     is_stop = board.is_stop[u]
-    new_groups = set(board.node[u].groups) if is_stop else set()
+    new_groups = set(board.groups[u]) if is_stop else set()
     if new_groups & groups:
         return
     walk.nodes.append(u)

@@ -156,7 +156,8 @@ class StopRule(NamedTuple):
     ``may_end`` whether a route may start or end there; two ends of one nonzero ``end_class``
     may not be joined by a route; ``tallies`` are named counts bounded per route by
     `Profile.tally_limits`; ``anchor``: the stop counts as the company's station (the token a
-    route needs). Nodes that are not stops have only ``block`` and ``anchor``. A title changes
+    route needs); ``groups``: stop groups it belongs to beside its tile's (a route visits one
+    stop of a group; e.g. one group per hex for "one stop per hex"). Nodes that are not stops have only ``block`` and ``anchor``. A title changes
     fields of the generic record with ``_replace`` (a named tuple: the compiler builds one per
     train and node, so it must be cheap).
     """
@@ -170,6 +171,7 @@ class StopRule(NamedTuple):
     end_class: int = 0
     tallies: tuple[tuple[str, int], ...] = ()
     anchor: bool = False
+    groups: tuple[str, ...] = ()  # stop groups beside the tile's (one stop per group and route)
 
 
 # How a train's routes join others end to end (`Profile.set_role`).

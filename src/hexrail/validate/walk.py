@@ -121,11 +121,12 @@ def _token_errors(board: _Board, train: Train, walk: _Walk) -> list[str]:
     return [f"visits no city with a {board.pos.company} token"]
 
 
-def _group_errors(board: _Board, walk: _Walk) -> list[str]:
-    """Rule 7: at most one stop of each group (e.g. the hexes of one off-board area)."""
+def _group_errors(board: _Board, train: Train, walk: _Walk) -> list[str]:
+    """Rule 7: at most one stop of each group (e.g. the hexes of one off-board area; the
+    profile may add groups, `StopRule.groups`)."""
     members: dict[str, list[str]] = {}
     for ref in _stops(board, walk):
-        for group in board.node(ref).groups:
+        for group in dict.fromkeys((*board.node(ref).groups, *board.rule(train, ref).groups)):
             members.setdefault(group, []).append(_node_str(ref))
     return [f"visits {len(refs)} stops of group {group} ({', '.join(refs)}); at most one may be "
             "visited" for group, refs in members.items() if len(refs) > 1]
@@ -175,7 +176,7 @@ def _walk_errors(board: _Board, train: Train, walk: _Walk) -> tuple[list[str], l
     """Every per-route rule on a connected walk. Returns (errors, bypassed cities)."""
     through, bypassed = _through_errors(board, train, walk)
     errors = (_end_errors(board, train, walk) + _repeat_errors(walk) + through
-              + _token_errors(board, train, walk) + _group_errors(board, walk)
+              + _token_errors(board, train, walk) + _group_errors(board, train, walk)
               + _reentry_errors(board, walk) + _hex_limit_errors(train, walk)
               + _tally_errors(board, train, walk))
     if _best_pay(board, train, _stops(board, walk)) is None:
