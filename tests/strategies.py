@@ -38,7 +38,7 @@ from hypothesis import strategies as st
 
 from hexrail.model.hexgrid import DIRECTIONS, Layout
 from hexrail.rules import Bonus, PlanRules, Profile, register
-from hexrail.rules.base import EndBonus, HexBonus, SetsBonus, TrackBonus
+from hexrail.rules.base import EndBonus, HexBonus, PayRule, SetsBonus, TrackBonus
 
 SPECS = ("2", "3", "4", "2+1", "3+1", "2/3", "4H")
 BIG_SPECS = ("3E", "D")  # routes of any length: only on small boards
@@ -65,7 +65,8 @@ class ExtrasProfile(Profile):
     stop); ``T``: +20 per hex of the route's track (`TrackBonus`, skipping its stops' hexes
     with the option ``track_skips_stops``)); the option ``connection``: when a route runs, one
     runs from the home hex or a ``D`` hex to another (a connection run); ``one_stop_per_hex``:
-    a route visits one stop of a hex (`StopRule.groups`); the options ``no_reentry`` (no route leaves a hex and comes back), ``no_red_to_red`` (no route
+    a route visits one stop of a hex (`StopRule.groups`); ``pay_rule``: bonuses count the paid
+    stops and one paid stop must be a station (`PayRule`); the options ``no_reentry`` (no route leaves a hex and comes back), ``no_red_to_red`` (no route
     runs from one offboard to another), ``bypass`` (how many full
     cities the company's trains may pass through per round) and ``share_track``.
     """
@@ -92,6 +93,11 @@ class ExtrasProfile(Profile):
 
     def reentry_forbidden(self, pos, hex_):
         return bool(pos.option("no_reentry", False))
+
+    def pay_rule(self, pos, train):
+        # option pay_rule: bonuses count the paid stops, and one paid stop is a station
+        return PayRule(bonuses_on_paid=bool(pos.option("pay_rule", False)),
+                       paid_station=bool(pos.option("pay_rule", False)))
 
     def bonuses(self, pos, train):
         def icon(mark):
@@ -337,7 +343,8 @@ def positions(draw, min_hexes: int = 2, max_hexes: int = 12, max_big_hexes: int 
                    "share_track": draw(st.integers(0, 4)) == 0,
                    "track_skips_stops": draw(st.booleans()),
                    "connection": draw(st.integers(0, 3)) == 0,
-                   "one_stop_per_hex": draw(st.booleans())}
+                   "one_stop_per_hex": draw(st.booleans()),
+                   "pay_rule": draw(st.booleans())}
         rules = {"profile": ExtrasProfile.name, "options": options}
     if profile == "1860":
         options = {k: True for k in ("no_skip_towns", "re_enter_hexes", "original_insolvency")

@@ -12,6 +12,7 @@ import pytest
 import hexrail
 from conftest import line_hexes
 from hexrail.rules import Bonus, PlanRules, Profile, register
+from hexrail.rules.base import PayRule, SetsBonus
 
 
 @register
@@ -152,3 +153,36 @@ def test_end_class_forbids_red_to_red():
     red_to_red = {"routes": [{"train": "3-0", "stops": ["A1-0", "A3-0", "A5-0"]}]}
     report = hexrail.validate(doc, red_to_red)
     assert not report.legal and "A1-0 to A5-0" in report.routes[0].errors[0]
+
+
+# -- bonuses on the paid stops, a paid station (`PayRule`) ----------------------------------------
+
+
+@register
+class PaidBonusTest(Profile):
+    """+100 for a route with stops in A3 and in A5; with the option ``on_paid`` the stops must
+    be paid, with ``station`` one paid stop must be the company's."""
+
+    name = "paidbonustest"
+
+    def bonuses(self, pos, train):
+        return (SetsBonus("pair", 100, (("A3",), ("A5",))),)
+
+    def pay_rule(self, pos, train):
+        o = pos.rules.options
+        return PayRule(bonuses_on_paid=bool(o.get("on_paid")), paid_station=bool(o.get("station")))
+
+
+@pytest.mark.parametrize("train, options, revenue, paid", [
+    ("3/4", {"on_paid": True, "station": True}, 180, ["A1-0", "A3-0", "A5-0"]),  # bonus steers
+    ("2/4", {"on_paid": True, "station": True}, 110, ["A1-0", "A7-0"]),  # no room: A1 must pay
+    ("2/4", {"on_paid": True}, 120, ["A3-0", "A5-0"]),  # the bonus beats A1 and A7
+    ("2/4", {}, 210, ["A1-0", "A7-0"]),  # bonuses on the visited stops: both
+])
+def test_paid_stop_choice_weighs_bonuses_and_the_station(train, options, revenue, paid):
+    from conftest import solve_checked
+
+    doc = line(["city=revenue:60", "city=revenue:10", "city=revenue:10", "city=revenue:50"],
+               [train], options) | {"rules": {"profile": PaidBonusTest.name, "options": options}}
+    plan = solve_checked(doc)
+    assert plan.revenue == revenue and sorted(plan.routes[0].paid) == paid

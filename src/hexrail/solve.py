@@ -160,11 +160,12 @@ def choose(prep: Prepared, *, deadline: float | None = None) -> Selection:
     if prep.coupled and prep.span_names:
         raise HexrailError("span bonuses (paid once per round) are not supported together "
                            "with coupled routes", where="rules.profile")
-    if prep.coupled and any(td.node_end_bonus.any() for td in prep.trains):
-        # a coupled plan may leave a route's end unpaid (another route is paid for it), which
-        # the route's fixed end bonus does not see
-        raise HexrailError("end bonuses are not supported together with coupled routes",
-                           where="rules.profile")
+    if prep.coupled and any(td.node_end_bonus.any() or td.bonus_on_paid or td.paid_station
+                            for td in prep.trains):
+        # a coupled plan may leave a route's stop unpaid (another route is paid for it), which
+        # a route's bonus fixed on its own paid stops does not see
+        raise HexrailError("end bonuses and bonuses on paid stops are not supported together "
+                           "with coupled routes", where="rules.profile")
     run = next(run for applies, run in COMBINERS if applies(prep))
     return run(prep, deadline=deadline)
 

@@ -16,6 +16,7 @@ from hexrail.rules.base import (FIRST, MANDATORY, OPTIONAL, Bonus, CyclicRun, En
 KIND_INDEX = {"city": 0, "town": 1, "offboard": 2, "halt": 3}
 N_SUBSETS = 1 << len(KIND_INDEX)  # sets of stop kinds, by bitmask: the rows' capacities per set
 NO_LIMIT = 1 << 40
+MAX_SPECIAL = 16  # stops a `PayRule` choice weighs (tagged or stations), per train
 
 # `TrainData.node_optional`: how a visited stop counts (the kernels' codes for `StopRule.count`).
 COUNT_CODE = {MANDATORY: 0, OPTIONAL: 1, FIRST: 2}
@@ -72,6 +73,8 @@ class TrainData:
     hex_track_bonus: np.ndarray  # int64 per hex: what a route's track in it earns (`TrackBonus`)
     has_track_bonus: bool
     track_skip_stops: bool
+    bonus_on_paid: bool  # `PayRule`: tag bonuses count the paid stops, weighed in the choice
+    paid_station: bool  # `PayRule`: one paid stop must be an anchor
     span_bonuses: tuple[SpanBonus, ...] = ()  # start-to-target bonuses, paid once per round
     # Tallies (`StopRule.tallies`): per stop and tally its count; a route's visited stops
     # must sum to within [tally_min, tally_max] per tally (`Profile.tally_limits`).
@@ -92,7 +95,8 @@ class TrainData:
                  self.node_can_end, self.node_end_class, self.node_anchor_rank, self.node_value,
                  self.node_subsidy, self.node_weight, self.node_tags, self.visit_cap, self.pay_cap,
                  self.node_end_bonus, self.hex_track_bonus,
-                 np.array([self.hex_limit, self.min_stops, self.max_bypass, self.track_skip_stops])]
+                 np.array([self.hex_limit, self.min_stops, self.max_bypass, self.track_skip_stops,
+                           self.bonus_on_paid, self.paid_station])]
         if self.tally_names:
             parts += [self.node_tally, self.tally_min, self.tally_max]
         return (b"".join(p.tobytes() for p in parts) + repr(self.bonuses).encode()
@@ -188,6 +192,17 @@ def lower_train(pos: Position, graph: TrackGraph, profile: Profile, train: Train
         raise HexrailError("a track bonus that skips stop hexes must be the train's only one",
                            where=f"train {train.id}")
 
+    pay_rule = profile.pay_rule(pos, train)
+    if pay_rule.bonuses_on_paid or pay_rule.paid_station:
+        # the exact choice tries every subset of the route's tagged stops and stations
+        special = int(((tags != 0) | (anchor & pay_rule.paid_station)).sum())
+        if special > MAX_SPECIAL:
+            raise HexrailError(f"{special} stops carry bonuses or stations that the paid-stop "
+                               f"choice must weigh; at most {MAX_SPECIAL}", where=f"train {train.id}")
+        if any(b.amount < 0 for b in tagged) or (optional == COUNT_CODE[FIRST]).any():
+            raise HexrailError("bonuses on paid stops must be positive, with no stop counted "
+                               "first", where=f"train {train.id}")
+
     cond_ptr = [0]
     cond_tag: list[int] = []
     cond_min: list[int] = []
@@ -218,6 +233,7 @@ def lower_train(pos: Position, graph: TrackGraph, profile: Profile, train: Train
         n_bonus_groups=len(bonus_groups),
         node_end_bonus=end_bonus, hex_track_bonus=track_bonus,
         has_track_bonus=bool(track_bonus.any()), track_skip_stops=skip_stops,
+        bonus_on_paid=pay_rule.bonuses_on_paid, paid_station=pay_rule.paid_station,
         span_bonuses=tuple(profile.span_bonuses(pos, train)),
         tally_names=tally_names, node_tally=node_tally,
         tally_min=np.asarray([lo for _, lo, _ in limits], np.int64),
@@ -256,7 +272,7 @@ def name_bonuses(td: TrainData, graph: TrackGraph, stop_ids: list[int], paid_ids
     if not td.bonuses:
         return ()
     counts: dict[int, int] = {}
-    for s in stop_ids:
+    for s in (paid_ids if td.bonus_on_paid else stop_ids):
         t, bit = int(td.node_tags[s]), 0
         while t:
             if t & 1:

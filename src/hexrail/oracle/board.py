@@ -60,6 +60,7 @@ class _Board:
         self.no_reentry = {h.id for h in pos.hexes if profile.reentry_forbidden(pos, h)}
         self.tags = {h.id: tuple(profile.hex_tags(pos, train, h)) for h in pos.hexes}
         self.bonuses = profile.bonuses(pos, train)
+        self.pay_rule = profile.pay_rule(pos, train)
         self.span_bonuses = profile.span_bonuses(pos, train)
 
     def soft_block(self, key: NodeKey) -> bool:

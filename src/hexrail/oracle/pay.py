@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from functools import cache
-from itertools import product
+from collections.abc import Iterator
+from itertools import combinations, product
 
 from hexrail.model.trains import UNLIMITED
 from hexrail.oracle.board import _Board, _Walk
@@ -36,7 +37,7 @@ def _assignment(rows, stops) -> tuple[int, ...] | None:
 
 def _score_route(board: _Board, walk: _Walk, objective: str) -> ReferenceRoute | None:
     """The best way to count and pay the route's stops; None if its mandatory stops don't fit."""
-    best = _choose_pay(board, walk.stops, frozenset(), objective)
+    best = _choose_pay(board, walk.stops, frozenset(), objective, walk)
     if best is None:
         return None
     _, revenue, subsidy, counted, paid = best
@@ -73,11 +74,16 @@ def _key(ref: str) -> NodeKey:
 
 
 def _choose_pay(board: _Board, stops: list[NodeKey] | tuple[NodeKey, ...],
-                unpayable: frozenset[NodeKey], objective: str) -> tuple | None:
+                unpayable: frozenset[NodeKey], objective: str, walk: _Walk | None = None
+                ) -> tuple | None:
     """(objective value, revenue, subsidy, counted, paid) of the best way to count and pay
     `stops`; stops in `unpayable` use distance but earn nothing (another route is paid for
-    them). None if the mandatory stops don't fit the rows."""
+    them). None if the mandatory stops don't fit the rows. Under a `PayRule` (bonuses on the
+    paid stops, a paid station) every choice of paid stops in every row is tried, with the
+    walk's bonuses; values and revenue then include them."""
     rows = board.train.spec.rows
+    rule = board.pay_rule
+    by_choice = walk is not None and (rule.bonuses_on_paid or rule.paid_station)
     mandatory = [s for s in stops if not board.optional[s]]
     optional = [s for s in stops if board.optional[s]]
     best = None  # (objective value, revenue, subsidy, counted, paid)
@@ -95,23 +101,40 @@ def _choose_pay(board: _Board, stops: list[NodeKey] | tuple[NodeKey, ...],
                 members[r].append(s)
             if any(u > row.visit and row.visit < UNLIMITED for u, row in zip(used, rows)):
                 continue
-            # Each row pays its best `row.pay` stops; a paid stop earns its value and its
-            # subsidy. Ranking by (worth to the objective, revenue) and taking the top of each
-            # row maximises that pair (pairs ordered lexicographically add up consistently).
-            paid: list[NodeKey] = []
-            revenue = subsidy = 0
-            for row, ms in zip(rows, members):
-                worth = {s: (0, 0) if s in unpayable else _worth(board, s, objective) for s in ms}
-                ranked = sorted(ms, key=lambda s: worth[s], reverse=True)
-                for s in ranked[:row.pay]:
-                    if worth[s] > (0, 0):
-                        paid.append(s)
-                        revenue += board.value[s]
-                        subsidy += board.subsidy[s]
-            value = revenue + subsidy if objective == "income" else revenue
-            if best is None or (value, revenue) > (best[0], best[1]):
-                best = (value, revenue, subsidy, counted, paid)
+            for paid in (_every_pay(board, rows, members) if by_choice else
+                         [_best_rows(board, rows, members, unpayable, objective)]):
+                if by_choice and rule.paid_station and not any(board.anchor[s] for s in paid):
+                    continue
+                revenue = sum(board.value[s] for s in paid)
+                subsidy = sum(board.subsidy[s] for s in paid)
+                bonus = _bonus(board, walk, paid) if by_choice else 0
+                value = revenue + subsidy if objective == "income" else revenue
+                if best is None or (value + bonus, revenue + bonus) > (best[0], best[1]):
+                    best = (value + bonus, revenue + bonus, subsidy, counted, paid)
+    if best is not None and by_choice:  # the bonus is added by the caller
+        bonus = _bonus(board, walk, best[4])
+        best = (best[0] - bonus, best[1] - bonus, *best[2:])
     return best
+
+
+def _best_rows(board: _Board, rows, members: list[list[NodeKey]], unpayable: frozenset[NodeKey],
+               objective: str) -> list[NodeKey]:
+    """Each row pays its best `row.pay` stops. Ranking by (worth to the objective, revenue)
+    and taking the top of each row maximises that pair (pairs ordered lexicographically add
+    up consistently); a stop worth nothing is not paid."""
+    paid: list[NodeKey] = []
+    for row, ms in zip(rows, members):
+        worth = {s: (0, 0) if s in unpayable else _worth(board, s, objective) for s in ms}
+        ranked = sorted(ms, key=lambda s: worth[s], reverse=True)
+        paid += [s for s in ranked[:row.pay] if worth[s] > (0, 0)]
+    return paid
+
+
+def _every_pay(board: _Board, rows, members: list[list[NodeKey]]) -> Iterator[list[NodeKey]]:
+    """Every choice of paid stops: per row any `row.pay` of its stops (all, if fewer)."""
+    per_row = [list(combinations(ms, min(len(ms), row.pay))) for row, ms in zip(rows, members)]
+    for pick in product(*per_row):
+        yield [s for chosen in pick for s in chosen]
 
 
 def _worth(board: _Board, stop: NodeKey, objective: str) -> tuple[int, int]:
@@ -126,20 +149,22 @@ def _ref(node: NodeKey) -> str:
 
 
 def _bonus(board: _Board, walk: _Walk, paid: list[NodeKey]) -> int:
-    """What the walk's bonuses add: tag bonuses by counts of visited stops per hex tag
-    (exclusive groups pay their best), sets bonuses when every set holds a stop, hex bonuses
-    per distinct stop hex in the set, an end
-    bonus for the better paid end, track bonuses per distinct hex of the walk's paths."""
+    """What the walk's bonuses add: tag bonuses by counts of stops per hex tag (exclusive
+    groups pay their best), sets bonuses when every set holds a stop, hex bonuses per distinct
+    stop hex in the set (the stops: the visited ones, or the paid ones under
+    `PayRule.bonuses_on_paid`), an end bonus for the better paid end, track bonuses per
+    distinct hex of the walk's paths."""
     if not board.bonuses:
         return 0
     stops = walk.stops
+    scored = paid if board.pay_rule.bonuses_on_paid else stops  # the stops bonuses count
     counts: dict[str, int] = {}
-    for h, _ in stops:
+    for h, _ in scored:
         for tag in set(board.tags[h]):  # a stop counts once per tag its hex carries
             counts[tag] = counts.get(tag, 0) + 1
     total = 0
     best_in_group: dict[str, int] = {}
-    stop_hexes = {h for h, _ in stops}
+    stop_hexes = {h for h, _ in scored}
     for b in board.bonuses:
         if isinstance(b, SetsBonus):
             total += b.amount if all(any(h in stop_hexes for h in hs) for hs in b.sets) else 0
@@ -154,7 +179,7 @@ def _bonus(board: _Board, walk: _Walk, paid: list[NodeKey]) -> int:
         if isinstance(b, TrackBonus):
             track = {h for h, _ in walk.paths}
             if b.skip_stop_hexes:
-                track -= stop_hexes
+                track -= {h for h, _ in stops}  # (the visited stops, paid or not)
             total += sum(a for h, a in b.amounts if h in track)
             continue
         if not all(counts.get(tag, 0) >= at_least for tag, at_least in b.conditions):

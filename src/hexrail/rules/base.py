@@ -174,6 +174,19 @@ class StopRule(NamedTuple):
     groups: tuple[str, ...] = ()  # stop groups beside the tile's (one stop per group and route)
 
 
+class PayRule(NamedTuple):
+    """How one train's route is paid beyond its rows (`Profile.pay_rule`).
+
+    ``bonuses_on_paid``: the route bonuses (`Bonus`, `SetsBonus`, `HexBonus`) count the *paid*
+    stops, not the visited ones, and the choice of paid stops weighs them (1846's N/M trains,
+    1867's filled slots); ``paid_station``: one paid stop must be the company's station (a
+    route with none paid earns nothing and is not run).
+    """
+
+    bonuses_on_paid: bool = False
+    paid_station: bool = False
+
+
 # How a train's routes join others end to end (`Profile.set_role`).
 SET_NONE = 0  # the route stands alone
 SET_PERMANENT = 1  # joins a set; several sets may exist
@@ -256,6 +269,11 @@ class Profile:
         return StopRule(value=stop_value(pos, train, hex_, node),
                         count=OPTIONAL if node.route == "optional" else MANDATORY,
                         cost=node.visit_cost, block=block, anchor=anchor)
+
+    def pay_rule(self, pos: Position, train: Train) -> PayRule:
+        """How `train`'s routes are paid beyond its rows (`PayRule`); by default bonuses count
+        the visited stops and any paid stops do."""
+        return PayRule()
 
     def tally_limits(self, pos: Position, train: Train) -> tuple[tuple[str, int, int], ...]:
         """``(name, at_least, at_most)``: a route of `train` is legal only if the tallies of its

@@ -150,6 +150,132 @@ def select_paid(stops, n, node_kidx, node_cost, node_optional, node_weight, node
                 first_left_out = True
 
 
+@njit(cache=True, nogil=True)
+def select_paid_bonus(stops, n, node_kidx, node_cost, node_optional, node_weight, node_value,
+                      node_tags, node_anchor_rank, visit_cnt, visit_cap, pay_cap, paid_station,
+                      bonus_cond_ptr, bonus_cond_tag, bonus_cond_min, bonus_amount, bonus_group,
+                      bonus_per_count, n_bonus_groups, group_best, paid, best_paid, order, vis,
+                      pay, special, tag_cnt):
+    """Choose the paid stops when the route bonuses count the paid stops (and, with
+    `paid_station`, one paid stop must be an anchor): the best total of paid weight plus bonus.
+
+    The *special* stops (tagged, or anchors when `paid_station`) are few: every subset of them is
+    tried as exactly the special stops paid; around it the rest are paid greedily by weight, as
+    `select_paid` does (paid stops form a matroid, and fixing some elements in or out keeps one:
+    greedy on it is exact). Returns (weight + bonus, bonus), or (-1, 0) when no choice
+    pays a station. The best choice is left in `paid`; `best_paid`, `special` and `tag_cnt`
+    are work arrays.
+    """
+    for i in range(n):
+        order[i] = i
+    for i in range(1, n):  # by weight, descending; more revenue first on ties
+        j = i
+        while j > 0:
+            a = stops[order[j - 1]]
+            b = stops[order[j]]
+            if node_weight[b] > node_weight[a] or (node_weight[b] == node_weight[a]
+                                                   and node_value[b] > node_value[a]):
+                tmp = order[j - 1]
+                order[j - 1] = order[j]
+                order[j] = tmp
+                j -= 1
+            else:
+                break
+    n_special = 0
+    for i in range(n):
+        s = stops[i]
+        if node_tags[s] != 0 or (paid_station and node_anchor_rank[s] >= 0):
+            special[n_special] = i
+            n_special += 1
+    best = -1
+    best_value = -1
+    best_bonus = 0
+    for mask in range(1 << n_special):
+        wanted_station = not paid_station
+        for e in range(n_special):
+            if (mask >> e) & 1 and node_anchor_rank[stops[special[e]]] >= 0:
+                wanted_station = True
+        if not wanted_station:
+            continue
+        vis[:] = 0
+        pay[:] = 0
+        for k in range(N_KINDS):
+            if visit_cnt[k]:
+                _add(vis, k, visit_cnt[k])
+        for i in range(n):
+            paid[i] = False
+        ok = True
+        # the special stops of the subset first: each must be paid
+        for e in range(n_special):
+            if not (mask >> e) & 1:
+                continue
+            i = special[e]
+            s = stops[i]
+            k = node_kidx[s]
+            if node_optional[s]:
+                if not (_fits(vis, visit_cap, k, node_cost[s]) and _fits(pay, pay_cap, k, 1)):
+                    ok = False
+                    break
+                _add(vis, k, node_cost[s])
+            elif not _fits(pay, pay_cap, k, 1):
+                ok = False
+                break
+            _add(pay, k, 1)
+            paid[i] = True
+        if not ok:
+            continue
+        for oi in range(n):
+            i = order[oi]
+            s = stops[i]
+            if paid[i]:
+                continue
+            is_special = False
+            for e in range(n_special):
+                if special[e] == i:
+                    is_special = True
+            if is_special:
+                continue  # (a special stop out of the subset stays unpaid)
+            k = node_kidx[s]
+            if node_optional[s]:
+                if node_weight[s] <= 0:
+                    continue
+                if _fits(vis, visit_cap, k, node_cost[s]) and _fits(pay, pay_cap, k, 1):
+                    _add(vis, k, node_cost[s])
+                    _add(pay, k, 1)
+                    paid[i] = True
+            elif _fits(pay, pay_cap, k, 1):
+                _add(pay, k, 1)
+                paid[i] = True
+        tag_cnt[:] = 0
+        worth = 0
+        revenue = 0
+        for i in range(n):
+            if paid[i]:
+                s = stops[i]
+                worth += node_weight[s]
+                revenue += node_value[s]
+                t = node_tags[s]
+                b = 0
+                while t:
+                    if t & 1:
+                        tag_cnt[b] += 1
+                    t >>= 1
+                    b += 1
+        bon = route_bonus(tag_cnt, bonus_cond_ptr, bonus_cond_tag, bonus_cond_min, bonus_amount,
+                          bonus_group, bonus_per_count, n_bonus_groups, group_best)
+        if worth + bon > best or (worth + bon == best and revenue + bon > best_value):
+            best = worth + bon
+            best_value = revenue + bon
+            best_bonus = bon
+            for i in range(n):
+                best_paid[i] = paid[i]
+    if best < 0:
+        return -1, 0
+    for i in range(n):
+        paid[i] = best_paid[i]
+    return best, best_bonus
+
+
 # The walk's running tallies (`_tally`), one int64 array laid out so:
 MAX_TAGS = 64
 T_TAGS = 0  # [T_TAGS, T_TAGS + MAX_TAGS): visited stops per bonus tag
@@ -360,6 +486,8 @@ class TrainArrays(NamedTuple):
     hex_track_bonus: np.ndarray
     has_track_bonus: bool
     track_skip_stops: bool
+    bonus_on_paid: bool
+    paid_station: bool
 
 
 class RouteBuffers(NamedTuple):
@@ -419,7 +547,7 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
      node_groups, node_value, node_subsidy, node_weight, node_tags, visit_cap, pay_cap, hex_limit,
      min_stops, hex_noreenter, max_bypass, bonus_cond_ptr, bonus_cond_tag, bonus_cond_min,
      bonus_amount, bonus_group, bonus_per_count, n_bonus_groups, node_end_bonus, hex_track_bonus,
-     has_track_bonus, track_skip_stops) = train
+     has_track_bonus, track_skip_stops, bonus_on_paid, paid_station) = train
     (out_revenue, out_subsidy, out_bonus, out_bypass, out_crossings, out_node_ptr, out_nodes, out_paid,
      out_chain_ptr, out_chains, out_res) = out
     visited, hex_mark, cnt, frames, stops, paid, res, state, tally = work
@@ -460,6 +588,10 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
             has_end_bonus = True
             break
     hex_seen = np.zeros(n_hexes if has_track_bonus else 1, np.int64)
+    paid_choice = bonus_on_paid or paid_station  # the choice of paid stops weighs bonuses
+    sel_best = np.zeros(depth_cap if paid_choice else 1, np.bool_)
+    sel_special = np.zeros(depth_cap if paid_choice else 1, np.int64)
+    sel_tags = np.zeros(MAX_TAGS, np.int64)
     n_seen = 0  # stamps in hex_seen: a hex is seen by the route stamped n_seen
 
     if state[0] == -2:
@@ -668,11 +800,12 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
         # no choosing. That is when the optional stops worth something fit the visit rows
         # beside the mandatory ones, and all of these fit the pay rows.
         all_fit = tally[T_PAY_OVER] == 0 and tally[T_VISIT_OVER] == 0
-        bon = 0
+        tag_bon = 0  # the tag bonuses on the visited stops (a bound when they count paid ones)
         if n_bonus > 0:
-            bon = route_bonus(tally[T_TAGS:T_TAGS + MAX_TAGS], bonus_cond_ptr, bonus_cond_tag,
-                              bonus_cond_min, bonus_amount, bonus_group, bonus_per_count,
-                              n_bonus_groups, group_best)
+            tag_bon = route_bonus(tally[T_TAGS:T_TAGS + MAX_TAGS], bonus_cond_ptr, bonus_cond_tag,
+                                  bonus_cond_min, bonus_amount, bonus_group, bonus_per_count,
+                                  n_bonus_groups, group_best)
+        bon = tag_bon
         # End and track bonuses: a route's end stops are frames split-1 and d.
         end_a = f_vertex[split - 1]
         end_b = f_vertex[d]
@@ -693,6 +826,19 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
             if f_stop[i] == 1:
                 stops[m] = f_vertex[i]
                 m += 1
+        if paid_choice and all_fit:
+            # counting every stop worth counting is the best choice only if it leaves no
+            # special stop (tagged, or a station) uncounted and pays a station when it must
+            station = not paid_station
+            for i in range(m):
+                si = stops[i]
+                if node_optional[si] == OPTIONAL and node_weight[si] <= 0 and (
+                        node_tags[si] != 0 or (paid_station and node_anchor_rank[si] >= 0)):
+                    all_fit = False
+                if node_anchor_rank[si] >= 0 and (node_optional[si] != OPTIONAL
+                                                   or node_weight[si] > 0):
+                    station = True
+            all_fit = all_fit and station
         if all_fit:
             for i in range(m):
                 si = stops[i]
@@ -700,6 +846,28 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
             rev = tally[T_REVENUE]
             sub = tally[T_SUBSIDY]
             worth = tally[T_WEIGHT]
+        elif paid_choice:
+            total, paid_bon = select_paid_bonus(
+                stops, m, node_kidx, node_cost, node_optional, node_weight, node_value,
+                node_tags, node_anchor_rank, cnt, visit_cap, pay_cap, paid_station,
+                bonus_cond_ptr, bonus_cond_tag, bonus_cond_min, bonus_amount, bonus_group,
+                bonus_per_count, n_bonus_groups, group_best, paid, sel_best, sel_order, sel_vis,
+                sel_pay, sel_special, sel_tags)
+            if total < 0:
+                continue  # no choice pays a station: the route is not run
+            bon += paid_bon - tag_bon
+            rev = 0
+            sub = 0
+            worth = 0
+            for i in range(m):
+                if paid[i]:
+                    rev += node_value[stops[i]]
+                    sub += node_subsidy[stops[i]]
+                    worth += node_weight[stops[i]]
+            if has_end_bonus:  # an end pays again only when it is paid
+                bon -= max(node_end_bonus[end_a], node_end_bonus[end_b])
+                bon += max(node_end_bonus[end_a] if paid[0] else 0,
+                           node_end_bonus[end_b] if paid[m - 1] else 0)
         else:
             select_paid(stops, m, node_kidx, node_cost, node_optional, node_weight, node_value,
                         cnt, visit_cap, pay_cap, paid, sel_order, sel_vis, sel_pay)

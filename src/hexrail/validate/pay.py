@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from itertools import combinations, product
 from dataclasses import dataclass
 
 from hexrail.model.position import Train
@@ -101,11 +102,41 @@ def _best_pay(board: _Board, train: Train, refs: list[NodeRef],
     `unpayable` still use distance but pay nothing (they pay another route)."""
     stops = [_stop_info(board, train, ref) for ref in refs]
     rows = train.spec.rows
+    rule = board.profile.pay_rule(board.pos, train)
+    if rule.bonuses_on_paid or rule.paid_station:
+        return _best_pay_with_bonus(board, train, refs, stops, rows, unpayable, rule.paid_station)
     best: _Pay | None = None
     for members in _row_assignments(stops, rows):
         pay = _pay_rows(board, stops, rows, members, unpayable)
         if best is None or pay.score > best.score:
             best = pay
+    return best
+
+
+def _best_pay_with_bonus(board: _Board, train: Train, refs: list[NodeRef], stops: list[_Stop],
+                         rows: tuple[Row, ...], unpayable: frozenset[NodeRef],
+                         paid_station: bool) -> _Pay | None:
+    """`_best_pay` under a `PayRule`: every choice of paid stops in every row (any `row.pay`
+    of its stops), weighed with the route's bonuses on them; with `paid_station` only choices
+    paying a station of the company. None when no choice is allowed."""
+    income = board.objective == "income"
+    best: _Pay | None = None
+    best_key = None
+    for members in _row_assignments(stops, rows):
+        payable = [[i for i in placed if stops[i].ref not in unpayable] for placed in members]
+        per_row = [list(combinations(p, min(len(p), row.pay))) for p, row in zip(payable, rows)]
+        for pick in product(*per_row):
+            chosen = [stops[i] for part in pick for i in part]
+            paid = frozenset(s.ref for s in chosen)
+            if paid_station and not any(board.rule(train, ref).anchor for ref in paid):
+                continue
+            revenue = sum(s.value for s in chosen)
+            subsidy = sum(s.subsidy for s in chosen)
+            bonus = sum(a for _, a in _bonuses(board, train, refs, paid, ()))
+            score = revenue + subsidy if income else revenue
+            if best_key is None or (score + bonus, revenue + bonus) > best_key:
+                best_key = (score + bonus, revenue + bonus)
+                best = _Pay(paid, revenue, subsidy, (score, revenue))
     return best
 
 
@@ -116,6 +147,9 @@ def _declared_pay(board: _Board, train: Train, refs: list[NodeRef],
     the stops in the train's rows pays exactly those."""
     stops = [_stop_info(board, train, ref) for ref in refs]
     rows = train.spec.rows
+    if board.profile.pay_rule(board.pos, train).paid_station and not any(
+            board.rule(train, ref).anchor for ref in declared):
+        return None  # one paid stop must be the company's station
     for members in _row_assignments(stops, rows):
         placed = {stops[i].ref: r for r, m in enumerate(members) for i in m}
         if not declared <= placed.keys():
@@ -162,21 +196,23 @@ def _distance_error(board: _Board, train: Train, refs: list[NodeRef]) -> str:
 
 def _bonuses(board: _Board, train: Train, refs: list[NodeRef], paid: frozenset[NodeRef],
              track_hexes: tuple[str, ...]) -> tuple[tuple[str, int], ...]:
-    """The route's bonuses, by name: tag bonuses counted over the visited stops' hexes
-    (exclusive groups pay their largest member), a sets bonus when every set holds a visited
-    stop's hex, a hex bonus per distinct visited stop hex in
-    its set, an end bonus for the better paid end in its hexes, a track bonus per distinct hex
-    of the route's track."""
+    """The route's bonuses, by name: tag bonuses counted over the stops' hexes (exclusive
+    groups pay their largest member), a sets bonus when every set holds a stop's hex, a hex
+    bonus per distinct stop hex in its set (the stops: the visited ones, or the paid ones under
+    `PayRule.bonuses_on_paid`), an end bonus for the better paid end in its hexes, a track bonus
+    per distinct hex of the route's track (less its visited stops' hexes, if it says so)."""
     bonuses = board.profile.bonuses(board.pos, train)
     if not bonuses:
         return ()
+    on_paid = board.profile.pay_rule(board.pos, train).bonuses_on_paid
+    scored = [ref for ref in refs if ref in paid] if on_paid else refs  # the stops bonuses count
     counts: dict[str, int] = {}
-    for ref in refs:
+    for ref in scored:
         for tag in set(board.profile.hex_tags(board.pos, train, board.hex(ref[0]))):
             counts[tag] = counts.get(tag, 0) + 1
     earned: dict[str, int] = {}
     best: dict[str, tuple[str, int]] = {}
-    stop_hexes = {ref[0] for ref in refs}
+    stop_hexes = {ref[0] for ref in scored}
     for b in bonuses:
         if isinstance(b, SetsBonus):
             amount = b.amount if all(stop_hexes & set(hexes) for hexes in b.sets) else 0
@@ -188,7 +224,7 @@ def _bonuses(board: _Board, train: Train, refs: list[NodeRef], paid: frozenset[N
                          default=0)
         elif isinstance(b, TrackBonus):
             amounts = dict(b.amounts)
-            hexes = set(track_hexes) - (stop_hexes if b.skip_stop_hexes else set())
+            hexes = set(track_hexes) - ({ref[0] for ref in refs} if b.skip_stop_hexes else set())
             amount = sum(amounts.get(h, 0) for h in hexes)
         else:
             if not all(counts.get(tag, 0) >= at_least for tag, at_least in b.conditions):
