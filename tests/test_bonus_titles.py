@@ -1,5 +1,5 @@
-"""1856, 1870 and 1882: route bonuses from the position's state, the connection run, and every
-shared 18xx.games position of these titles.
+"""1856, 1870, 1882, 1867 and 1861: route bonuses from the position's state, the connection
+run, 1867's pay rows with fillers, and every shared 18xx.games position of these titles.
 
 Hand-made boards hold each rule against the oracle and the validator (`solve_checked`). The
 corpus part reads ``../shared/corpus/<title>.jsonl`` (or ``$HEXRAIL_CORPUS``) at run time,
@@ -172,9 +172,65 @@ def test_bad_route_bonuses_name_the_field(raw, where):
         hexrail.solve(doc)
 
 
+# -- 1867 and 1861 -----------------------------------------------------------------------------------
+
+E5 = {"id": "5+5E-0", "name": "5+5E", "spec": {
+    "rows": [{"nodes": ["offboard"], "pay": 5, "visit": 5},
+             {"nodes": ["city", "town"], "pay": 0, "visit": 99}], "multiplier": 2}}
+N3 = {"id": "3-0", "name": "3", "spec": {"rows": [{"nodes": ["city", "offboard"], "pay": 3, "visit": 3},
+                                                  {"nodes": ["town"], "pay": 0, "visit": 99}]}}
+
+
+def test_1867_towns_fill_the_free_slots():
+    # a 3 visits two cities (20, 10) and two towns (30, 10): the best town fills the third slot
+    cells = ["city=revenue:20", "town=revenue:30", "city=revenue:10", "town=revenue:10"]
+    plan = solve_checked(board("1867", cells, [N3], {}))
+    assert plan.revenue == 60 and sorted(plan.routes[0].paid) == ["A1-0", "A3-0", "A5-0"]
+    assert solve_checked(board("generic", cells, [N3], {})).revenue == 30  # towns pay 0
+
+
+E_CELLS = ["offboard=revenue:60", "city=revenue:10", "city=revenue:10", "city=revenue:40",
+           "city=revenue:40", "offboard=revenue:50"]
+
+
+def test_1867_five_plus_five_e_pays_its_station():
+    # offboards A1, A11 and three of the cities; one paid city must be X's (A3, worth 10)
+    plan = solve_checked(board("1867", E_CELLS, [E5], {"hex_bonuses": []}, {"A3": [X]}))
+    assert plan.revenue == 2 * (60 + 50 + 10 + 40 + 40)
+    assert "A3-0" in plan.routes[0].paid
+
+
+def test_1867_pair_bonus_steers_the_fillers_and_is_multiplied():
+    # the pair bonus A5 + A11 (40 x 2) makes the 10 of A5 worth paying over a 40
+    state = {"pair_bonus": {"hexes_a": ["A5"], "hexes_b": ["A11"], "amount": 40,
+                            "times_train_multiplier": True}}
+    plan = solve_checked(board("1867", E_CELLS, [E5], state, {"A3": [X]}))
+    assert plan.revenue == 2 * (60 + 50 + 10 + 10 + 40) + 80
+    assert "A5-0" in plan.routes[0].paid and bonus_names(plan) == {"pair": 80}
+
+
+def test_1867_hex_bonus_per_distinct_paid_hex():
+    state = {"hex_bonuses": [{"company": "MB", "hexes": ["A3", "A7"], "amount": 10}]}
+    cells = ["city=revenue:20", "city=revenue:30", "city=revenue:10", "city=revenue:10"]
+    plan = solve_checked(board("1867", cells, [N3], state))
+    assert plan.revenue == 60 + 10 and bonus_names(plan) == {"MB": 10}
+
+
+def test_1861_one_stop_per_hex():
+    # A3 holds two cities joined inside the hex: a route may stop at one of them only
+    hexes = line_hexes(["city=revenue:20", "", "city=revenue:10"])
+    hexes["A3"] = {"tile": "city=revenue:30;city=revenue:30;path=a:3,b:_0;path=a:_0,b:_1;"
+                           "path=a:_1,b:0"}
+    doc = {"layout": "flat", "rules": {"profile": "1861"}, "company": X,
+           "companies": [{"id": X, "home": "A1"}], "trains": ["4"], "hexes": hexes,
+           "state": {}}
+    assert solve_checked(doc).revenue == 50
+    assert solve_checked({**doc, "rules": {"profile": "generic"}}).revenue == 90
+
+
 # -- the shared 18xx.games positions -----------------------------------------------------------------
 
-TITLES = ("1856", "1870", "1882")
+TITLES = ("1856", "1870", "1882", "1867", "1861")
 
 
 def _recorded(data: dict) -> int:
@@ -214,5 +270,5 @@ def _params() -> list:
 
 @pytest.mark.parametrize("data, title", _params())
 def test_corpus_position(data, title, warm_solver):
-    """Every shared position (about 9 s for all three titles)."""
+    """Every shared position (about 20 s for the five titles)."""
     _check_position(data, title)

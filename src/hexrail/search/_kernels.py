@@ -166,6 +166,40 @@ def select_paid_bonus(stops, n, node_kidx, node_cost, node_optional, node_weight
     pays a station. The best choice is left in `paid`; `best_paid`, `special` and `tag_cnt`
     are work arrays.
     """
+    n_special = 0
+    for i in range(n):
+        s = stops[i]
+        if node_tags[s] != 0 or (paid_station and node_anchor_rank[s] >= 0):
+            special[n_special] = i
+            n_special += 1
+    # Most often the plain best choice already pays every tagged stop and a station: it then
+    # has the most weight and the most bonus a choice can have.
+    select_paid(stops, n, node_kidx, node_cost, node_optional, node_weight, node_value,
+                visit_cnt, visit_cap, pay_cap, paid, order, vis, pay)
+    station = not paid_station
+    tagged_paid = True
+    for e in range(n_special):
+        i = special[e]
+        if paid[i] and node_anchor_rank[stops[i]] >= 0:
+            station = True
+        if node_tags[stops[i]] != 0 and not paid[i]:
+            tagged_paid = False
+    if station and tagged_paid:
+        tag_cnt[:] = 0
+        worth = 0
+        for i in range(n):
+            if paid[i]:
+                worth += node_weight[stops[i]]
+                t = node_tags[stops[i]]
+                b = 0
+                while t:
+                    if t & 1:
+                        tag_cnt[b] += 1
+                    t >>= 1
+                    b += 1
+        bon = route_bonus(tag_cnt, bonus_cond_ptr, bonus_cond_tag, bonus_cond_min, bonus_amount,
+                          bonus_group, bonus_per_count, n_bonus_groups, group_best)
+        return worth + bon, bon
     for i in range(n):
         order[i] = i
     for i in range(1, n):  # by weight, descending; more revenue first on ties
@@ -181,12 +215,6 @@ def select_paid_bonus(stops, n, node_kidx, node_cost, node_optional, node_weight
                 j -= 1
             else:
                 break
-    n_special = 0
-    for i in range(n):
-        s = stops[i]
-        if node_tags[s] != 0 or (paid_station and node_anchor_rank[s] >= 0):
-            special[n_special] = i
-            n_special += 1
     best = -1
     best_value = -1
     best_bonus = 0
