@@ -35,6 +35,35 @@ def _first_free(start, stop, res, mask):
 
 
 @njit(cache=True, nogil=True)
+def routes_meet(stop_bits, rows):
+    """Do the routes ``stop_bits[rows]`` (bitsets of their stops) form one graph through
+    shared stops? Every combiner asks this one function."""
+    n = rows.shape[0]
+    if n <= 1:
+        return True
+    reached = np.zeros(n, np.bool_)
+    reached[0] = True
+    todo = np.empty(n, np.int64)
+    todo[0] = 0
+    n_todo = 1
+    n_reached = 1
+    while n_todo:
+        n_todo -= 1
+        i = todo[n_todo]
+        for j in range(n):
+            if reached[j]:
+                continue
+            for w in range(stop_bits.shape[1]):
+                if stop_bits[rows[i], w] & stop_bits[rows[j], w]:
+                    reached[j] = True
+                    n_reached += 1
+                    todo[n_todo] = j
+                    n_todo += 1
+                    break
+    return n_reached == n
+
+
+@njit(cache=True, nogil=True)
 def plan_ok(train_ptr, idx, cand_meets, cand_stops, required, require_intersect):
     """Do the chosen candidates (``idx[s]`` per level, past the end = idle) meet the plan
     rules: for every bit of `required`, a route whose `cand_meets` has it ("one route must
@@ -54,30 +83,8 @@ def plan_ok(train_ptr, idx, cand_meets, cand_stops, required, require_intersect)
             met |= cand_meets[chosen[a]]
         if met & required != required:
             return False
-    if require_intersect and k > 1:
-        reached = np.zeros(k, np.bool_)
-        reached[0] = True
-        grew = True
-        while grew:
-            grew = False
-            for a in range(k):
-                if reached[a]:
-                    continue
-                for b in range(k):
-                    if not reached[b]:
-                        continue
-                    meet = False
-                    for w in range(cand_stops.shape[1]):
-                        if cand_stops[chosen[a], w] & cand_stops[chosen[b], w]:
-                            meet = True
-                            break
-                    if meet:
-                        reached[a] = True
-                        grew = True
-                        break
-        for a in range(k):
-            if not reached[a]:
-                return False
+    if require_intersect and not routes_meet(cand_stops, chosen[:k]):
+        return False
     return True
 
 

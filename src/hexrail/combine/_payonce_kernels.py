@@ -24,7 +24,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from hexrail.combine._kernels import _gain, follower_gain
+from hexrail.combine._kernels import _gain, follower_gain, routes_meet
 
 DONE = 0
 PAUSED = 1  # `pause_every` nodes searched; call again with the same state to go on
@@ -631,30 +631,6 @@ def _assign_value(ent, caps, ent_lo, ent_hi, ent_mask, cap_lo, cap_hi, n_loc):
 
 
 @njit(cache=True, nogil=True)
-def _meet(stop_bits, cands):
-    """Do the routes form one graph through shared stops?"""
-    n = cands.shape[0]
-    reached = np.zeros(n, np.bool_)
-    reached[0] = True
-    todo = np.empty(n, np.int64)
-    todo[0] = 0
-    n_todo = 1
-    while n_todo:
-        n_todo -= 1
-        i = todo[n_todo]
-        for j in range(n):
-            if reached[j]:
-                continue
-            for w in range(stop_bits.shape[1]):
-                if stop_bits[cands[i], w] & stop_bits[cands[j], w]:
-                    reached[j] = True
-                    todo[n_todo] = j
-                    n_todo += 1
-                    break
-    return reached.all()
-
-
-@njit(cache=True, nogil=True)
 def price(board, levels, choice, options, priced_option):
     """`payonce._Search._price`: the exact value of the chosen candidates (-1: illegal).
     `priced_option` is the row of `options` the set routes form their sets by (-1: try every
@@ -681,7 +657,7 @@ def price(board, levels, choice, options, priced_option):
             met |= cand[g, C_MEETS]
         if met & levels.required != levels.required:
             return -1
-    if levels.check_meet and not _meet(board.stop_bits, running):
+    if levels.check_meet and not routes_meet(board.stop_bits, running):
         return -1
     fixed = 0
     hexes = np.zeros(board.n_hex, np.bool_)

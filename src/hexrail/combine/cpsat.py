@@ -166,6 +166,8 @@ def combine_coupled(prep: Prepared, *, deadline: float | None = None, workers: i
             subsidy_terms.append(int(cands[t].subsidy[i]) * var)
 
     # Income ranks plans by revenue + subsidy, then by revenue (docs/rules.md (generic)).
+    # The tie order of `hexrail.stage.TIE_SCALE` (income, then revenue), with the smallest
+    # scale that keeps it: the solver's objective stays small.
     scale = _revenue_ceiling(prep, routes) + 1 if income else 1
     if income:
         model.maximize(scale * (sum(revenue_terms) + sum(subsidy_terms)) + sum(revenue_terms))

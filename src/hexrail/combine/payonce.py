@@ -58,7 +58,7 @@ from hexrail.combine.sets import build_sets, set_ends, sets_legal
 from hexrail.graph.track import KIND_CODES
 from hexrail.graph.trains import NO_LIMIT
 from hexrail.rules.base import SET_TEMPORARY
-from hexrail.stage import Prepared, meets, required
+from hexrail.stage import TIE_SCALE, Prepared, meets, required
 
 _OFFBOARD = KIND_CODES["offboard"]
 _PAUSE_EVERY = 256  # kernel nodes between looks at the deadline
@@ -133,7 +133,7 @@ class _Search:
         self.n_trains = len(prep.trains)
         income = prep.objective == "income"
         # Income ranks plans by revenue + subsidy, then revenue: both ride in one integer.
-        self.scale = (1 << 22) if income else 1
+        self.scale = TIE_SCALE if income else 1
         self.loc = locations(prep)
         self.n_loc = max(self.loc, default=-1) + 1
         graph = prep.graphs[next(iter(prep.graphs))]
@@ -619,7 +619,9 @@ class _Search:
                 met |= int(self.meets[t][choice[t]])
             if met & self.required != self.required:
                 return None
-        if prep.rules.intersect and self.checks and not _connected([set(stops[t]) for t in running]):
+        if prep.rules.intersect and self.checks and not K.routes_meet(
+                _stop_bits([stops[t] for t in running], self.graph.n_nodes),
+                np.arange(len(running))):
             return None
         fixed = sum(int(self.trains[t].extra[choice[t]]) for t in running if not prep.set_role[t])
         fixed += sum(int(prep.candidates[t].bonus[self.trains[t].keep[choice[t]]]) * self.rev_scale
@@ -762,20 +764,6 @@ class _Search:
         upper = value if optimal else max(value, self.root_bound // self.scale)
         return Selection(real_choice, value, optimal, upper, self.nodes, tuple(overrides), sets_out,
                          order)
-
-
-def _connected(stop_sets: list[set[int]]) -> bool:
-    """Do the routes form one graph through shared stops?"""
-    reached = [0]
-    todo = [0]
-    while todo:
-        i = todo.pop()
-        for j in range(len(stop_sets)):
-            if j not in reached and stop_sets[i] & stop_sets[j]:
-                reached.append(j)
-                todo.append(j)
-    return len(reached) == len(stop_sets)
-
 
 
 def _stop_bits(routes: list[list[int]], n_nodes: int) -> np.ndarray:
