@@ -66,7 +66,8 @@ class ExtrasProfile(Profile):
     with the option ``track_skips_stops``)); the option ``connection``: when a route runs, one
     runs from the home hex or a ``D`` hex to another (a connection run); ``one_stop_per_hex``:
     a route visits one stop of a hex (`StopRule.groups`); ``pay_rule``: bonuses count the paid
-    stops and one paid stop must be a station (`PayRule`); the options ``no_reentry`` (no route leaves a hex and comes back), ``no_red_to_red`` (no route
+    stops and one paid stop must be a station (`PayRule`); ``region``: at most one route stops
+    in the ``P`` hexes (`PlanRules.regions`); the options ``no_reentry`` (no route leaves a hex and comes back), ``no_red_to_red`` (no route
     runs from one offboard to another), ``bypass`` (how many full
     cities the company's trains may pass through per round) and ``share_track``.
     """
@@ -119,9 +120,12 @@ class ExtrasProfile(Profile):
             connection = tuple(dict.fromkeys(
                 (*(h.split("-")[0] for h in pos.operating().home),
                  *(h.id for h in pos.hexes if "D" in h.icons))))
+        # option region: at most one route stops in the ``P`` hexes
+        regions = (((*(h.id for h in pos.hexes if "P" in h.icons),), 1),) \
+            if pos.option("region", False) else ()
         return PlanRules(max_bypass=int(pos.option("bypass", 0)),
                          share_track=bool(pos.option("share_track", False)),
-                         connection=connection)
+                         connection=connection, regions=regions)
 
 
 # -- geometry ---------------------------------------------------------------------------------
@@ -344,7 +348,8 @@ def positions(draw, min_hexes: int = 2, max_hexes: int = 12, max_big_hexes: int 
                    "track_skips_stops": draw(st.booleans()),
                    "connection": draw(st.integers(0, 3)) == 0,
                    "one_stop_per_hex": draw(st.booleans()),
-                   "pay_rule": draw(st.booleans())}
+                   "pay_rule": draw(st.booleans()),
+                   "region": draw(st.booleans())}
         rules = {"profile": ExtrasProfile.name, "options": options}
     if profile == "1860":
         options = {k: True for k in ("no_skip_towns", "re_enter_hexes", "original_insolvency")

@@ -13,6 +13,7 @@ import hexrail
 from conftest import line_hexes
 from hexrail.rules import Bonus, PlanRules, Profile, register
 from hexrail.rules.base import PayRule, SetsBonus
+from hexrail.validate import check_plan
 
 
 @register
@@ -186,3 +187,26 @@ def test_paid_stop_choice_weighs_bonuses_and_the_station(train, options, revenue
                [train], options) | {"rules": {"profile": PaidBonusTest.name, "options": options}}
     plan = solve_checked(doc)
     assert plan.revenue == revenue and sorted(plan.routes[0].paid) == paid
+
+
+@register
+class RegionTest(Profile):
+    """Shared track; at most one route stops in A5 (a region, `PlanRules.regions`)."""
+
+    name = "regiontest"
+
+    def plan_rules(self, pos):
+        return PlanRules(share_track=True, regions=((("A5",), 1),))
+
+
+def test_at_most_k_routes_stop_in_a_region():
+    from conftest import solve_checked
+
+    # Two 2-trains from X's A3: both would run to A5 (20 + 50); one must turn to A1 (20 + 10)
+    doc = line(["city=revenue:10", "city=revenue:20", "city=revenue:50"], ["2", "2"],
+               tokens={"A3": ["X"]}) | {"rules": {"profile": RegionTest.name}}
+    plan = solve_checked(doc)
+    assert plan.revenue == 70 + 30
+    report = check_plan(doc, {"routes": [{"train": "2-0", "stops": ["A3-0", "A5-0"]},
+                                         {"train": "2-1", "stops": ["A3-0", "A5-0"]}]})
+    assert not report.legal and "at most 1 may" in str(report)

@@ -480,13 +480,15 @@ def test_a_set_with_one_end_only_is_never_priced(warm_solver):
 class Connection1862(Game1862):
     """1862 with a connection run: when a route runs, one has both ends in the hexes of
     ``state["connection"]`` (as 1870 rules it), so the coupled combiners check the rule too;
-    with ``state["own_track"]`` trains share no track (which takes the CP-SAT model)."""
+    with ``state["own_track"]`` trains share no track (which takes the CP-SAT model); with
+    ``state["regions"]`` (``[[hexes], k]``) at most k routes stop in those hexes."""
 
     name = "test-1862-connection"
 
     def plan_rules(self, pos):
         return replace(super().plan_rules(pos), connection=tuple(pos.state["connection"]),
-                       share_track=not pos.state.get("own_track"))
+                       share_track=not pos.state.get("own_track"),
+                       regions=tuple((tuple(h), k) for h, k in pos.state.get("regions", ())))
 
 
 @settings(max_examples=120, derandomize=True, deadline=None,
@@ -502,7 +504,8 @@ def test_coupled_combiners_keep_the_connection_run(seed, warm_solver):
         doc["trains"] = [t for t in doc["trains"] if t.endswith("E")] or ["2E", "3E"]
     doc = {**doc, "rules": {"profile": Connection1862.name},
            "state": {**doc["state"], "connection": rng.sample(hexes, min(len(hexes), 2)),
-                     "own_track": own_track}}
+                     "own_track": own_track,
+                     "regions": [[rng.sample(hexes, min(len(hexes), 2)), 1]] if own_track else []}}
     note(json.dumps(doc))
     prep = prepare(doc)
     assume(math.prod(len(c) + 1 for c in prep.candidates) <= ORACLE_PLANS)

@@ -28,7 +28,8 @@ from hexrail.search.routes import (
     with_span_bonuses,
     with_tally_limits,
 )
-from hexrail.stage import OBJECTIVES, TIE_SCALE, Prepared, loose_bound, meets, required, resources
+from hexrail.stage import (OBJECTIVES, TIE_SCALE, Prepared, loose_bound, meets, region_limits,
+                           required, resources)
 
 
 @lru_cache(maxsize=16)
@@ -178,10 +179,12 @@ def _choose_disjoint(prep: Prepared, values: list[np.ndarray], res: list[np.ndar
     stops = [prep.candidates[t].stop_bits(prep.graph_of(t).n_nodes, counts[t])
              for t in range(len(prep.trains))] if rules.intersect else None
     need = required(prep)
-    meet = [meets(prep, t, counts[t]) for t in range(len(prep.trains))] if need else None
+    limits = region_limits(prep)
+    meet = [meets(prep, t, counts[t]) for t in range(len(prep.trains))] \
+        if need or len(limits) else None
     return combine_disjoint([v[:n] for v, n in zip(values, counts)],
                             [r[:n] for r, n in zip(res, counts)], prep.groups, deadline=deadline,
-                            meets=meet, required=need, stops=stops)
+                            meets=meet, required=need, region_limits=limits, stops=stops)
 
 
 def solve(position: Any, time_limit: float | None = None, *, objective: str = "income") -> Plan:

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from hexrail.errors import HexrailError
+
 from hexrail.graph.track import TrackGraph
 from hexrail.graph.trains import TrainData
 from hexrail.model.position import Position
@@ -86,6 +88,8 @@ def resources(prep: Prepared, t: int) -> np.ndarray:
 # The plan rules "when any route runs, one route must ...", as bits of a candidate's mask.
 HOME_ROUTE = 1  # ... include the home station
 CONNECTION = 2  # ... have both end stops in the connection hexes
+REGION = 4  # bit REGION << r: the route has a stop in region r (`PlanRules.regions`)
+MAX_REGIONS = 16
 
 
 def required(prep: Prepared) -> int:
@@ -93,9 +97,16 @@ def required(prep: Prepared) -> int:
     return (HOME_ROUTE if prep.rules.home_route else 0) | (CONNECTION if prep.rules.connection else 0)
 
 
+def region_limits(prep: Prepared) -> np.ndarray:
+    """Per region of `PlanRules.regions`, how many routes may have a stop in it."""
+    if len(prep.rules.regions) > MAX_REGIONS:
+        raise HexrailError(f"at most {MAX_REGIONS} regions", where="rules.regions")
+    return np.array([k for _, k in prep.rules.regions], np.int64)
+
+
 def meets(prep: Prepared, t: int, count: int | None = None) -> np.ndarray:
     """Per candidate of train t (the first `count`, if given) the bits of the "one route
-    must ..." rules it meets (int64)."""
+    must ..." rules it meets, and of the regions it has a stop in (int64)."""
     cands, graph = prep.candidates[t], prep.graph_of(t)
     n = len(cands) if count is None else count
     out = np.zeros(n, np.int64)
@@ -111,6 +122,16 @@ def meets(prep: Prepared, t: int, count: int | None = None) -> np.ndarray:
         ends = cands.ends()[:n]
         several = np.diff(cands.node_ptr)[cands.src[:n]] >= 2  # a one-stop route has no two ends
         out[inside[ends[:, 0]] & inside[ends[:, 1]] & several] |= CONNECTION
+    for r, (hexes, _) in enumerate(prep.rules.regions):
+        if not n:
+            break
+        nodes = np.flatnonzero(np.isin(graph.node_hex, [graph.hex_ids.index(h) for h in hexes
+                                                        if h in graph.hex_ids]))
+        bits = cands.stop_bits(graph.n_nodes, n)
+        mask = np.zeros(bits.shape[1], np.uint64)
+        for node in nodes:
+            mask[node >> 6] |= np.uint64(1) << np.uint64(node & 63)
+        out[(bits & mask).any(axis=1)] |= REGION << r
     return out
 
 

@@ -17,6 +17,9 @@ DONE = 0
 BUDGET = 1  # node budget spent; call again with the same state to go on
 
 
+REGION_SHIFT = 2  # `hexrail.stage.REGION` is 1 << REGION_SHIFT
+
+
 @njit(cache=True, nogil=True)
 def _conflicts(res, i, mask):
     for w in range(mask.shape[0]):
@@ -64,10 +67,11 @@ def routes_meet(stop_bits, rows):
 
 
 @njit(cache=True, nogil=True)
-def plan_ok(train_ptr, idx, cand_meets, cand_stops, required, require_intersect):
+def plan_ok(train_ptr, idx, cand_meets, cand_stops, required, require_intersect, region_limits):
     """Do the chosen candidates (``idx[s]`` per level, past the end = idle) meet the plan
     rules: for every bit of `required`, a route whose `cand_meets` has it ("one route must
-    include the home token", ...), and routes joined through shared stops?"""
+    include the home token", ...); per region r at most ``region_limits[r]`` routes whose
+    `cand_meets` has bit ``REGION << r``; routes joined through shared stops?"""
     n_levels = train_ptr.shape[0] - 1
     chosen = np.empty(n_levels, np.int64)
     k = 0
@@ -83,6 +87,13 @@ def plan_ok(train_ptr, idx, cand_meets, cand_stops, required, require_intersect)
             met |= cand_meets[chosen[a]]
         if met & required != required:
             return False
+    for r in range(region_limits.shape[0]):
+        inside = 0
+        for a in range(k):
+            if (cand_meets[chosen[a]] >> (REGION_SHIFT + r)) & 1:
+                inside += 1
+        if inside > region_limits[r]:
+            return False
     if require_intersect and not routes_meet(cand_stops, chosen[:k]):
         return False
     return True
@@ -91,7 +102,7 @@ def plan_ok(train_ptr, idx, cand_meets, cand_stops, required, require_intersect)
 @njit(cache=True, nogil=True)
 def branch_and_bound(train_ptr, value, res, same_as_prev, suffix_max,
                      level, idx, used, cur, hint, best, best_choice, budget,
-                     cand_meets, cand_stops, required, require_intersect):
+                     cand_meets, cand_stops, required, require_intersect, region_limits):
     """Search on from the saved state; returns (status, level, best, work done).
 
     Work counts search nodes and candidates scanned; the search pauses once it exceeds
@@ -106,7 +117,7 @@ def branch_and_bound(train_ptr, value, res, same_as_prev, suffix_max,
     ignore those rules, so they stay admissible.
     """
     n_levels = train_ptr.shape[0] - 1
-    constrained = required != 0 or require_intersect
+    constrained = required != 0 or require_intersect or region_limits.shape[0] > 0
     words = res.shape[1]
     nodes = 0
     t = level
@@ -146,7 +157,7 @@ def branch_and_bound(train_ptr, value, res, same_as_prev, suffix_max,
         if t == n_levels - 1:
             total = cur[t] + v
             if constrained and not plan_ok(train_ptr, idx, cand_meets, cand_stops,
-                                           required, require_intersect):
+                                           required, require_intersect, region_limits):
                 continue  # look further down this level
             if total > best:
                 best = total

@@ -33,7 +33,7 @@ class Selection:
 
 def combine_disjoint(values: list[np.ndarray], res: list[np.ndarray], groups: list[int], *,
                      deadline: float | None = None, meets: list[np.ndarray] | None = None,
-                     required: int = 0,
+                     required: int = 0, region_limits: np.ndarray | None = None,
                      stops: list[np.ndarray] | None = None) -> Selection:
     """Best choice of one candidate per train such that no two share a resource bit.
 
@@ -41,7 +41,8 @@ def combine_disjoint(values: list[np.ndarray], res: list[np.ndarray], groups: li
     candidate lists (their choices are interchangeable, so only one order is searched).
     With `required` (bits of the "one route must ..." rules, `hexrail.stage.required`) and
     `meets` (per train, the bits each candidate meets) each bit needs a running route that
-    meets it; with `stops` (per train, bitsets of the candidates' stops) the running routes
+    meets it, and per region r (`region_limits`) at most that many running routes have bit
+    ``REGION << r``; with `stops` (per train, bitsets of the candidates' stops) the running routes
     must form one graph through shared stops.
     """
     n_trains = len(values)
@@ -63,14 +64,15 @@ def combine_disjoint(values: list[np.ndarray], res: list[np.ndarray], groups: li
                     np.bool_)
     n_all = int(ptr[-1])
     cand_meets = np.zeros(n_all, np.int64)
-    if required:
+    limits = np.zeros(0, np.int64) if region_limits is None else region_limits
+    if required or len(limits):
         cand_meets = np.concatenate([meets[t] for t in order]) if n_all else cand_meets
     stop_words = max((s.shape[1] for s in stops), default=1) if stops is not None else 1
     cand_stops = np.zeros((n_all, stop_words), np.uint64)
     if stops is not None:
         for k, t in enumerate(order):
             cand_stops[ptr[k]:ptr[k + 1], :stops[t].shape[1]] = stops[t]
-    rules = (cand_meets, cand_stops, required, stops is not None)
+    rules = (cand_meets, cand_stops, required, stops is not None, limits)
 
     # Russian-doll bounds: the exact best of the last trains alone, solved smallest first,
     # bounds what those trains can add under any choice of the earlier ones.
@@ -81,7 +83,7 @@ def combine_disjoint(values: list[np.ndarray], res: list[np.ndarray], groups: li
         # the tail problems drop the plan rules: a relaxation, so still a bound
         sub = _search(ptr[k:] - ptr[k], all_value[ptr[k]:], all_res[ptr[k]:],
                       np.concatenate([[False], same[k + 1:]]), suffix[k:], deadline,
-                      rules if k == 0 else (cand_meets[ptr[k]:], cand_stops[ptr[k]:], 0, False))
+                      rules if k == 0 else (cand_meets[ptr[k]:], cand_stops[ptr[k]:], 0, False, limits[:0]))
         suffix[k] = sub[3]  # its upper bound (its optimum when it finished)
         nodes += sub[4]
         if k == 0:

@@ -18,7 +18,7 @@ from ortools.sat.python import cp_model
 from hexrail.combine import _kernels as K
 from hexrail.combine.bnb import Selection
 from hexrail.errors import HexrailError
-from hexrail.stage import CONNECTION, HOME_ROUTE, Prepared, meets, required
+from hexrail.stage import CONNECTION, HOME_ROUTE, REGION, Prepared, meets, region_limits, required
 
 
 def _bits(res: np.ndarray) -> list[np.ndarray]:
@@ -74,10 +74,11 @@ def _routes(prep: Prepared, t: int, reduce: bool) -> _Routes:
             key = lo * graph.n_nodes + hi
         else:
             key = np.zeros(len(cands), np.int64)
-        if prep.rules.connection:
-            # a route's ends decide whether it is a connection run, not its stops: only a
-            # route alike in that may stand in for another
-            key = key * 2 + (meets(prep, t) & CONNECTION != 0)
+        if prep.rules.connection or prep.rules.regions:
+            # a route's ends decide whether it is a connection run, and a larger route may
+            # enter a region the smaller one keeps out of: only a route alike in those may
+            # stand in for another
+            key = key * (1 << 20) + (meets(prep, t) & ~HOME_ROUTE)
         pop = np.unpackbits(bits.view(np.uint8), axis=1).sum(axis=1)
         order = np.argsort(-pop, kind="stable")
         kept = order[K.undominated(bits[order], key[order], cands.bonus[order])]
@@ -236,13 +237,13 @@ def _no_shared_resources(prep: Prepared, model: cp_model.CpModel, x: dict, route
 
 def _home_and_intersect(prep: Prepared, model: cp_model.CpModel, x: dict, runs: dict,
                         visit: dict, routes: list) -> None:
-    """The "one route must ..." rules (home route, connection run: `hexrail.stage.required`);
-    the routes' stops form one connected graph."""
+    """The "one route must ..." rules (home route, connection run: `hexrail.stage.required`),
+    at most k routes per region; the routes' stops form one connected graph."""
     rules, n_trains = prep.rules, len(prep.trains)
     any_run = model.new_bool_var("any_run")
     model.add_max_equality(any_run, [x[k] for k in x] or [0])
     need = required(prep)
-    met = [meets(prep, t) for t in range(n_trains)] if need else []
+    met = [meets(prep, t) for t in range(n_trains)] if need or rules.regions else []
 
     def meeting(t: int, bit: int) -> list:
         return [x[t, k] for k, c in enumerate(routes[t].keep) if met[t][c] & bit]
@@ -250,6 +251,8 @@ def _home_and_intersect(prep: Prepared, model: cp_model.CpModel, x: dict, runs: 
     for bit in (HOME_ROUTE, CONNECTION):
         if need & bit:
             model.add(sum(lit for t in range(n_trains) for lit in meeting(t, bit)) >= any_run)
+    for r, limit in enumerate(region_limits(prep)):
+        model.add(sum(lit for t in range(n_trains) for lit in meeting(t, REGION << r)) <= limit)
     if not (rules.intersect and n_trains > 1):
         return
     # Every running route but one (the root, which holds the home token when that rule applies)

@@ -108,6 +108,8 @@ def payonce_applies(prep: Prepared) -> bool:
     bypasses uncounted, one hex subsidy amount, and a stop worth the same to every train
     that can be paid for it (so paying it greedily by value is exact)."""
     rules = prep.rules
+    if rules.regions:  # (the CP-SAT model counts the routes per region)
+        return False
     if not rules.share_track or rules.max_bypass != 0 or len({a for a in prep.hex_subsidy if a}) > 1:
         return False
     for s in range(prep.graph_of(0).n_nodes) if prep.trains else ():

@@ -92,7 +92,7 @@ def _solve_coupled(pos: Position, profile: Profile, rules: PlanRules,
         if i == n:
             chosen = sorted(choice.items())
             if not _plan_ok([r for _, r in chosen], home, rules.intersect,
-                            frozenset(rules.connection)):
+                            frozenset(rules.connection), rules.regions):
                 return
             priced = _price_plan(boards, rules, rate, chosen, layouts[0], objective)
             if (priced.value, priced.revenue) > best[0]:

@@ -41,7 +41,7 @@ def reference_solve(position: Any, *, objective: str = "income",
     if _coupled(pos, profile, rules):
         return _solve_coupled(pos, profile, rules, per_train, objective, home, candidates)
     choice = _best_combination(per_train, objective, rules.share_track, rules.max_bypass,
-                               home, rules.intersect, frozenset(rules.connection))
+                               home, rules.intersect, frozenset(rules.connection), rules.regions)
     chosen = tuple(per_train[t][i] for t, i in enumerate(choice) if i >= 0)
     revenue = sum(r.revenue for r in chosen)
     subsidy = sum(r.subsidy for r in chosen)
@@ -52,8 +52,8 @@ def reference_solve(position: Any, *, objective: str = "income",
 
 def _best_combination(per_train: list[list[ReferenceRoute]], objective: str, share_track: bool,
                       max_bypass: int, home: frozenset[str] | None = None,
-                      intersect: bool = False, connection: frozenset[str] = frozenset()
-                      ) -> tuple[int, ...]:
+                      intersect: bool = False, connection: frozenset[str] = frozenset(),
+                      regions: tuple = ()) -> tuple[int, ...]:
     """Index of the chosen route per train (-1 idle): best (value, revenue), by exhaustive search
     pruned only by an admissible bound (routes are sorted best first)."""
     n = len(per_train)
@@ -71,7 +71,7 @@ def _best_combination(per_train: list[list[ReferenceRoute]], objective: str, sha
         if t == n:
             if (value, revenue) > best[0] and _plan_ok(
                     [per_train[k][i] for k, i in enumerate(choice) if i >= 0], home, intersect,
-                    connection):
+                    connection, regions):
                 best[0] = (value, revenue)
                 best[1] = tuple(choice)
             return

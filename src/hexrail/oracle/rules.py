@@ -12,10 +12,11 @@ def _home_nodes(pos: Position) -> frozenset[str]:
 
 
 def _plan_ok(routes: list[ReferenceRoute], home: frozenset[str] | None, intersect: bool,
-             connection: frozenset[str] = frozenset()) -> bool:
+             connection: frozenset[str] = frozenset(), regions: tuple = ()) -> bool:
     """The rules that couple routes (docs/rules.md (generic)): with `home` (node refs), one route passes
     through or stops at the home token; with `intersect`, the routes' stop sets form one network;
-    with `connection` (hex ids), one route of two stops or more starts and ends in those hexes."""
+    with `connection` (hex ids), one route of two stops or more starts and ends in those hexes;
+    per ``(hexes, k)`` of `regions` at most k routes stop in those hexes."""
     if not routes:
         return True
     if home is not None and not any(n in home for r in routes for n in r.nodes):
@@ -23,6 +24,9 @@ def _plan_ok(routes: list[ReferenceRoute], home: frozenset[str] | None, intersec
     if connection and not any(len(r.stops) >= 2 and r.stops[0].rpartition("-")[0] in connection
                               and r.stops[-1].rpartition("-")[0] in connection for r in routes):
         return False
+    for hexes, limit in regions:
+        if sum(1 for r in routes if any(s.rpartition("-")[0] in hexes for s in r.stops)) > limit:
+            return False
     if intersect:
         network = [set(routes[0].stops)]
         rest = [set(r.stops) for r in routes[1:]]

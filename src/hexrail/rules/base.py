@@ -204,6 +204,8 @@ class PlanRules:
     max_bypass: int = 0  # passes through a blocked city allowed per round (all trains together)
     # hexes: when any route runs, one has both end stops in them (1870's connection run)
     connection: tuple[str, ...] = ()
+    # (hexes, k): at most k routes have a stop in those hexes (18USA's Mexico)
+    regions: tuple[tuple[tuple[str, ...], int], ...] = ()
 
 
 class Profile:

@@ -90,6 +90,18 @@ def _connection_errors(board: _Board, routes: list[_Route]) -> list[str]:
     return [f"no route runs from one of {', '.join(hexes)} to another (the connection run)"]
 
 
+def _region_errors(board: _Board, routes: list[_Route]) -> list[str]:
+    """At most k routes have a stop in each region (`PlanRules.regions`)."""
+    walked = [r for r in routes if r.walk is not None]
+    errors = []
+    for hexes, limit in board.rules.regions:
+        inside = [r.plan.train for r in walked if any(s[0] in hexes for s in _stops(board, r.walk))]
+        if len(inside) > limit:
+            errors.append(f"{len(inside)} routes ({', '.join(inside)}) stop in {', '.join(hexes)}; "
+                          f"at most {limit} may")
+    return errors
+
+
 def _intersect_errors(board: _Board, routes: list[_Route]) -> list[str]:
     """With intersect rules, routes sharing stops (transitively) must form one network."""
     walked = [r for r in routes if r.walk is not None]
