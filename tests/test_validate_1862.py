@@ -388,6 +388,19 @@ def pays_once(doc) -> bool:
 ORACLE_PLANS = int(os.environ.get("HEXRAIL_ORACLE_PLANS", "2000"))
 
 
+def oracle_optimum_validated(doc: dict) -> None:
+    """For both objectives the solver's plan is optimal and the oracle's optimum, and the
+    validator prices it as the solver does."""
+    for objective in ("income", "revenue"):
+        best = reference_solve(doc, objective=objective)
+        plan = solve(doc, objective=objective)
+        got = plan.total if objective == "income" else plan.revenue
+        assert plan.optimal and (got, plan.revenue) == (best.value, best.revenue), json.dumps(doc)
+        report = check_plan(doc, plan, objective=objective)
+        assert report.legal, f"{report.table()}\n{json.dumps(doc)}"
+        assert (report.revenue, report.subsidy) == (plan.revenue, plan.subsidy), json.dumps(doc)
+
+
 @settings(max_examples=150, derandomize=True, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.filter_too_much])
 @given(seed=st.integers(0, 2**32 - 1))
@@ -400,14 +413,7 @@ def test_the_pay_once_kernel_reaches_the_oracles_optimum(seed, warm_solver):
     prep = prepare(doc)
     assume(prep.coupled and payonce_applies(prep))
     assume(math.prod(len(c) + 1 for c in prep.candidates) <= ORACLE_PLANS)
-    for objective in ("income", "revenue"):
-        best = reference_solve(doc, objective=objective)
-        plan = solve(doc, objective=objective)
-        got = plan.total if objective == "income" else plan.revenue
-        assert plan.optimal and (got, plan.revenue) == (best.value, best.revenue), json.dumps(doc)
-        report = check_plan(doc, plan, objective=objective)
-        assert report.legal, f"{report.table()}\n{json.dumps(doc)}"
-        assert (report.revenue, report.subsidy) == (plan.revenue, plan.subsidy), json.dumps(doc)
+    oracle_optimum_validated(doc)
 
 
 @pytest.mark.slow
@@ -509,14 +515,7 @@ def test_coupled_combiners_keep_the_connection_run(seed, warm_solver):
     note(json.dumps(doc))
     prep = prepare(doc)
     assume(math.prod(len(c) + 1 for c in prep.candidates) <= ORACLE_PLANS)
-    for objective in ("income", "revenue"):
-        best = reference_solve(doc, objective=objective)
-        plan = solve(doc, objective=objective)
-        got = plan.total if objective == "income" else plan.revenue
-        assert plan.optimal and (got, plan.revenue) == (best.value, best.revenue), json.dumps(doc)
-        report = check_plan(doc, plan, objective=objective)
-        assert report.legal, f"{report.table()}\n{json.dumps(doc)}"
-        assert (report.revenue, report.subsidy) == (plan.revenue, plan.subsidy), json.dumps(doc)
+    oracle_optimum_validated(doc)
 
 
 def test_identical_trains_on_own_track_may_leave_one_idle():

@@ -151,6 +151,31 @@ def select_paid(stops, n, node_kidx, node_cost, node_optional, node_weight, node
 
 
 @njit(cache=True, nogil=True)
+def _paid_worth(stops, n, paid, node_weight, node_value, node_tags, tag_cnt, bonus_cond_ptr,
+                bonus_cond_tag, bonus_cond_min, bonus_amount, bonus_group, bonus_per_count,
+                n_bonus_groups, group_best):
+    """(weight, revenue, tag bonus) of the paid stops of a route."""
+    tag_cnt[:] = 0
+    worth = 0
+    revenue = 0
+    for i in range(n):
+        if paid[i]:
+            s = stops[i]
+            worth += node_weight[s]
+            revenue += node_value[s]
+            t = node_tags[s]
+            b = 0
+            while t:
+                if t & 1:
+                    tag_cnt[b] += 1
+                t >>= 1
+                b += 1
+    bon = route_bonus(tag_cnt, bonus_cond_ptr, bonus_cond_tag, bonus_cond_min, bonus_amount,
+                      bonus_group, bonus_per_count, n_bonus_groups, group_best)
+    return worth, revenue, bon
+
+
+@njit(cache=True, nogil=True)
 def select_paid_bonus(stops, n, node_kidx, node_cost, node_optional, node_weight, node_value,
                       node_tags, node_anchor_rank, visit_cnt, visit_cap, pay_cap, paid_station,
                       bonus_cond_ptr, bonus_cond_tag, bonus_cond_min, bonus_amount, bonus_group,
@@ -185,20 +210,9 @@ def select_paid_bonus(stops, n, node_kidx, node_cost, node_optional, node_weight
         if node_tags[stops[i]] != 0 and not paid[i]:
             tagged_paid = False
     if station and tagged_paid:
-        tag_cnt[:] = 0
-        worth = 0
-        for i in range(n):
-            if paid[i]:
-                worth += node_weight[stops[i]]
-                t = node_tags[stops[i]]
-                b = 0
-                while t:
-                    if t & 1:
-                        tag_cnt[b] += 1
-                    t >>= 1
-                    b += 1
-        bon = route_bonus(tag_cnt, bonus_cond_ptr, bonus_cond_tag, bonus_cond_min, bonus_amount,
-                          bonus_group, bonus_per_count, n_bonus_groups, group_best)
+        worth, _, bon = _paid_worth(stops, n, paid, node_weight, node_value, node_tags, tag_cnt,
+                                    bonus_cond_ptr, bonus_cond_tag, bonus_cond_min, bonus_amount,
+                                    bonus_group, bonus_per_count, n_bonus_groups, group_best)
         return worth + bon, bon
     for i in range(n):
         order[i] = i
@@ -274,23 +288,10 @@ def select_paid_bonus(stops, n, node_kidx, node_cost, node_optional, node_weight
             elif _fits(pay, pay_cap, k, 1):
                 _add(pay, k, 1)
                 paid[i] = True
-        tag_cnt[:] = 0
-        worth = 0
-        revenue = 0
-        for i in range(n):
-            if paid[i]:
-                s = stops[i]
-                worth += node_weight[s]
-                revenue += node_value[s]
-                t = node_tags[s]
-                b = 0
-                while t:
-                    if t & 1:
-                        tag_cnt[b] += 1
-                    t >>= 1
-                    b += 1
-        bon = route_bonus(tag_cnt, bonus_cond_ptr, bonus_cond_tag, bonus_cond_min, bonus_amount,
-                          bonus_group, bonus_per_count, n_bonus_groups, group_best)
+        worth, revenue, bon = _paid_worth(stops, n, paid, node_weight, node_value, node_tags,
+                                          tag_cnt, bonus_cond_ptr, bonus_cond_tag, bonus_cond_min,
+                                          bonus_amount, bonus_group, bonus_per_count,
+                                          n_bonus_groups, group_best)
         if worth + bon > best or (worth + bon == best and revenue + bon > best_value):
             best = worth + bon
             best_value = revenue + bon
@@ -874,31 +875,20 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
             rev = tally[T_REVENUE]
             sub = tally[T_SUBSIDY]
             worth = tally[T_WEIGHT]
-        elif paid_choice:
-            total, paid_bon = select_paid_bonus(
-                stops, m, node_kidx, node_cost, node_optional, node_weight, node_value,
-                node_tags, node_anchor_rank, cnt, visit_cap, pay_cap, paid_station,
-                bonus_cond_ptr, bonus_cond_tag, bonus_cond_min, bonus_amount, bonus_group,
-                bonus_per_count, n_bonus_groups, group_best, paid, sel_best, sel_order, sel_vis,
-                sel_pay, sel_special, sel_tags)
-            if total < 0:
-                continue  # no choice pays a station: the route is not run
-            bon += paid_bon - tag_bon
-            rev = 0
-            sub = 0
-            worth = 0
-            for i in range(m):
-                if paid[i]:
-                    rev += node_value[stops[i]]
-                    sub += node_subsidy[stops[i]]
-                    worth += node_weight[stops[i]]
-            if has_end_bonus:  # an end pays again only when it is paid
-                bon -= max(node_end_bonus[end_a], node_end_bonus[end_b])
-                bon += max(node_end_bonus[end_a] if paid[0] else 0,
-                           node_end_bonus[end_b] if paid[m - 1] else 0)
         else:
-            select_paid(stops, m, node_kidx, node_cost, node_optional, node_weight, node_value,
-                        cnt, visit_cap, pay_cap, paid, sel_order, sel_vis, sel_pay)
+            if paid_choice:
+                total, paid_bon = select_paid_bonus(
+                    stops, m, node_kidx, node_cost, node_optional, node_weight, node_value,
+                    node_tags, node_anchor_rank, cnt, visit_cap, pay_cap, paid_station,
+                    bonus_cond_ptr, bonus_cond_tag, bonus_cond_min, bonus_amount, bonus_group,
+                    bonus_per_count, n_bonus_groups, group_best, paid, sel_best, sel_order,
+                    sel_vis, sel_pay, sel_special, sel_tags)
+                if total < 0:
+                    continue  # no choice pays a station: the route is not run
+                bon += paid_bon - tag_bon
+            else:
+                select_paid(stops, m, node_kidx, node_cost, node_optional, node_weight,
+                            node_value, cnt, visit_cap, pay_cap, paid, sel_order, sel_vis, sel_pay)
             rev = 0
             sub = 0
             worth = 0
