@@ -281,10 +281,16 @@ def test_one_bypass_per_round_goes_to_the_best_train():
     assert not report.legal and "bypass" in " ".join(report.errors)
 
 
-@pytest.mark.parametrize("flag", ["flipped", "neutral"])
+@pytest.mark.parametrize("flag", ["flipped", "neutral", "closed company"])
 def test_flipped_and_neutral_tokens_never_block(flag):
-    # A3's token no longer blocks, so both trains run through: only A7 spends the bypass.
-    plan = solve_checked(blocked({"company": Y, "flag": flag}))
+    # A3's token no longer blocks, so both trains run through: only A7 spends the bypass. A
+    # token of a company marked closed is a flipped one.
+    if flag == "closed company":
+        doc = blocked("Z")
+        doc["companies"] = [c for c in doc["companies"] if c["id"] != "Z"] + [{"id": "Z", "closed": True}]
+    else:
+        doc = blocked({"company": Y, "flag": flag})
+    plan = solve_checked(doc)
     assert plan.revenue == 110 + 90
 
 

@@ -329,3 +329,21 @@ def test_solver_equals_oracle_on_random_boards(doc):
     report = check_plan(doc, plan)
     for r in plan.routes:  # what the plan says each route crosses, the validator finds too
         assert r.crossings == report.route(r.train).crossings
+
+
+# -- closed companies' markers keep blocking --------------------------------------------------------
+
+
+@pytest.mark.parametrize("profile, revenue", [("1862USA", 50), ("generic", 50)])
+@pytest.mark.parametrize("marker", ["flipped", "closed company"])
+def test_closed_companies_markers_block(profile, revenue, marker):
+    # A3 (one slot) holds Z's marker: passing it to A5 (100) would pay 150, stopping short 50.
+    # A flipped token and a token of a company marked closed are the same marker; only 1860
+    # lets it by (tests/test_g1860.py).
+    cells = ["city=revenue:20", "city=revenue:30", "city=revenue:100"]
+    token = {"company": "Z", "flag": "flipped"} if marker == "flipped" else "Z"
+    doc = line(cells, ["3"], tokens={"A1": [X], "A3": [token]}, companies=(X, "Y", "Z"))
+    if marker == "closed company":
+        doc["companies"][2]["closed"] = True
+    doc["rules"] = {"profile": profile}
+    assert solve_checked(doc).revenue == revenue

@@ -41,14 +41,18 @@ class Hex:
                 return tokens
         return ()
 
-    def full_for(self, node_index: int, company: str) -> bool:
+    def full_for(self, node_index: int, company: str, lets_by: frozenset[str] = frozenset({"neutral"}),
+                 closed: frozenset[str] = frozenset()) -> bool:
         """Is this city closed to `company` passing through: no free slot (a city of no slots
-        has none), no station of `company`, and no token that lets trains by (neutral or
-        flipped)? As the 18xx.games engine's ``City#blocks?``."""
+        has none), no station of `company`, and no token that lets trains by? A token lets
+        trains by when its flag is in `lets_by` (by default only ``neutral``, as the
+        18xx.games engine's ``City#blocks?``); a token of a company in `closed` counts as
+        ``flipped``."""
         slots = self.slots(node_index)
         if len(slots) < self.node(node_index).slots or self.tokened_by(node_index, company):
             return False
-        return all(t is not None and t.blocks for t in slots)
+        return all(t is not None and ("flipped" if t.company in closed else t.flag) not in lets_by
+                   for t in slots)
 
     def tokened_by(self, node_index: int, company: str) -> bool:
         """Does `company` have a station in this city, in a slot or as an extra token?"""
@@ -169,6 +173,11 @@ class Position:
             return self.hex_by_id[hex_id]
         except KeyError:
             raise HexrailError("no such hex on the map", where=f"hex {hex_id}") from None
+
+    @property
+    def closed_companies(self) -> frozenset[str]:
+        """Companies marked closed (their tokens are flipped markers)."""
+        return frozenset(c.id for c in self.companies if c.closed)
 
     def operating(self) -> Company:
         return next(c for c in self.companies if c.id == self.company)

@@ -215,6 +215,10 @@ class Profile:
     description: ClassVar[str] = "Generic 18xx routes (1830 family): N, N+M, D, x/y, NE, NH trains"
     train_types: ClassVar[tuple[str, ...]] = ("N", "N+M", "D", "x/y", "NE", "NH", "rows")
     options: ClassVar[dict[str, str]] = {}
+    # Token flags that let trains through a full city: a neutral token does; a flipped marker
+    # (a closed company's, or a token of a company marked closed) keeps blocking unless the
+    # title says otherwise (1860).
+    tokens_letting_by: ClassVar[frozenset[str]] = frozenset({"neutral"})
 
     def __init__(self, position: Position | None = None):
         self.position = position
@@ -264,7 +268,8 @@ class Profile:
             block = BLOCKS
         elif node.kind in ("city", "pass"):
             anchor = hex_.tokened_by(node.index, pos.company)
-            if not anchor and hex_.full_for(node.index, pos.company):
+            if not anchor and hex_.full_for(node.index, pos.company, self.tokens_letting_by,
+                                            pos.closed_companies):
                 block = BYPASS
         if not node.is_stop:
             return StopRule(block=block, may_end=False, anchor=anchor)

@@ -14,8 +14,8 @@ never starts or ends at one. The search decides how many halts each train counts
 objective: revenue + subsidy (default) or revenue alone, where counting a halt is worth nothing.
 
 **Plan rules.** One train per round may pass through one city full of other companies' tokens
-(flipped tokens of bankrupt companies and neutral tokens never block, as in the generic
-`Profile.blocks`); one route includes the home token; the routes' stops form one connected graph;
+(flipped tokens of bankrupt companies and neutral tokens never block:
+`Game1860.tokens_letting_by`; elsewhere flipped markers block); one route includes the home token; the routes' stops form one connected graph;
 no route leaves a hex and comes back (unless ``re_enter_hexes``).
 
 **State** (`Position.state`, filled from the 18xx.games ``title_state``; options also from
@@ -121,6 +121,8 @@ class Game1860(Profile):
         "original_insolvency": "a leased train runs as N+M for half revenue, with full subsidies",
         "original_game": "first-edition rules: original insolvency and no skipping towns",
     }
+    # bankrupt companies' flipped tokens never block here, unlike in other titles
+    tokens_letting_by: ClassVar[frozenset[str]] = frozenset({"neutral", "flipped"})
     # Position.state keys read (the 18xx.games title_state): ignore_halts, nationalization,
     # insolvent, use_all_towns, no_skip_towns, original_insolvency, simplified_insolvency,
     # halt_subsidy; and train_info[train id].owner for leased trains.

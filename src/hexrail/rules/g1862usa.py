@@ -142,11 +142,12 @@ class Game1862USA(Profile):
         return {"salt_lake_city": fact} if fact else {}
 
 
-def _full_for(hex_: Hex, node: Node, company: str) -> bool:
-    """Is `node` a city `company` may not pass through, or an offboard?"""
+def _full_for(pos: Position, hex_: Hex, node: Node, company: str) -> bool:
+    """Is `node` a city `company` may not pass through (closed companies' markers block), or
+    an offboard?"""
     if node.kind not in ("city", "pass"):
         return node.kind == "offboard"
-    return hex_.full_for(node.index, company)
+    return hex_.full_for(node.index, company, Profile.tokens_letting_by, pos.closed_companies)
 
 
 def reaches(pos: Position, company: str, target_hex: str) -> bool:
@@ -175,7 +176,7 @@ def reaches(pos: Position, company: str, target_hex: str) -> bool:
         if hex_id == target_hex:
             return True
         hex_ = pos.hex(hex_id)
-        if node not in tokens and _full_for(hex_, hex_.tile.node(node[1]), company):
+        if node not in tokens and _full_for(pos, hex_, hex_.tile.node(node[1]), company):
             continue  # reached, but not passed through
         stack = list(at_node.get(node, ()))
         while stack:
