@@ -214,21 +214,7 @@ def select_paid_bonus(stops, n, node_kidx, node_cost, node_optional, node_weight
                                     bonus_cond_ptr, bonus_cond_tag, bonus_cond_min, bonus_amount,
                                     bonus_group, bonus_per_count, n_bonus_groups, group_best)
         return worth + bon, bon
-    for i in range(n):
-        order[i] = i
-    for i in range(1, n):  # by weight, descending; more revenue first on ties
-        j = i
-        while j > 0:
-            a = stops[order[j - 1]]
-            b = stops[order[j]]
-            if node_weight[b] > node_weight[a] or (node_weight[b] == node_weight[a]
-                                                   and node_value[b] > node_value[a]):
-                tmp = order[j - 1]
-                order[j - 1] = order[j]
-                order[j] = tmp
-                j -= 1
-            else:
-                break
+    # (`select_paid` left the stops in `order` by weight, best first)
     best = -1
     best_value = -1
     best_bonus = 0
