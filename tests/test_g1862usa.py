@@ -20,7 +20,7 @@ from hexrail.errors import HexrailError
 from hexrail.io.native import load_position
 from hexrail.rules import ruled
 from hexrail.rules.g1862usa import Game1862USA, reaches
-from hexrail.oracle import reference_solve
+from hexrail.oracle import reference_routes, reference_solve
 from hexrail.validate import check_plan
 
 X = "X"  # the operating company (unless a test says otherwise)
@@ -171,13 +171,18 @@ def test_bonus_route_against_a_longer_plain_route():
     cells = [city(40), city(40), city(30), "", "", city(10)]
     tokens = {"A5": [X]}
     state = {"bonus_stations": {X: ["A11"]}}
-    # yellow: 40+40+30 = 110 beats 40+30+10 + (60 - 30) = 110 ... ties to revenue; brown: bonus 60
-    early = solve_checked(line(cells, ["3"], tokens=tokens, homes={X: "A5"}, state=state))
-    assert early.revenue == 110
-    late = solve_checked(line(cells, ["3"], tokens=tokens, homes={X: "A5"}, state=state,
-                              colors=LATE))
-    assert late.revenue == 40 + 30 + 10 + (90 - 30)
-    assert late.routes[0].bonuses == (("bonus A11", 60),)
+    doc = line(cells, ["3"], tokens=tokens, homes={X: "A5"}, state=state, colors=LATE)
+    # A3, A5, A11 would earn 80 + (90 - 30) if a route through home mid-way earned the bonus;
+    # it must start at home: A5, A11 earns 40 + 60 = 100, less than the plain 40 + 40 + 30
+    plan = solve_checked(doc)
+    assert plan.revenue == 110 and plan.routes[0].bonuses == ()
+    # with a second train both start at home: the plain route north, the bonus route south
+    two = solve_checked({**doc, "trains": ["3", "2"]})
+    assert two.revenue == (30 + 40 + 40) + (30 + 10 + 60)
+    # the validator refuses the bonus to the route through home
+    checked = check_plan(doc, {"routes": [
+        {"train": "3-0", "stops": ["A3-0", "A5-0", "A11-0"]}]})
+    assert checked.revenue == 80 and not checked.routes[0].bonuses
 
 
 def detour_board(bonus_station: str = "C7") -> dict:
@@ -216,14 +221,20 @@ def test_each_bonus_station_pays_once_per_round():
 
 
 def test_two_bonus_stations_for_one_company():
-    # home A5 in the middle, bonus stations at both ends
+    # bonus stations at both ends of the line
     cells = [city(10), "", city(20), "", city(10)]
+    state = {"bonus_stations": {X: ["A5", "A9"]}}
+    # home A1 at one end: one train earns both, A5 at 2 crossings (40 - 20), A9 at 4 (80 - 40)
+    end = solve_checked(line(cells, ["3"], tokens={"A1": [X]}, homes={X: "A1"}, state=state))
+    assert end.revenue == 40 + 20 + 40
+    assert sorted(end.routes[0].bonuses) == [("bonus A5", 20), ("bonus A9", 40)]
+    # home A5 in the middle, bonus stations A1 and A9: a route through home earns neither
     tokens = {"A5": [X]}
     state = {"bonus_stations": {X: ["A1", "A9"]}}
     doc = line(cells, ["3"], tokens=tokens, homes={X: "A5"}, state=state)
-    plan = solve_checked(doc)  # one train earns both: 40 + 2 × (40 - 20)
-    assert plan.revenue == 40 + 20 + 20
-    assert sorted(plan.routes[0].bonuses) == [("bonus A1", 20), ("bonus A9", 20)]
+    plan = solve_checked(doc)  # A5 to one end, 30 + (40 - 20), beats the whole line's 40
+    assert plan.revenue == 30 + 20
+    assert len(plan.routes[0].bonuses) == 1
     two = solve_checked(line(cells, ["2", "2"], tokens=tokens, homes={X: "A5"}, state=state))
     assert two.revenue == 30 + 20 + 30 + 20
     assert [len(r.bonuses) for r in two.routes] == [1, 1]
@@ -242,8 +253,9 @@ def test_bonus_from_a_two_station_home():
     plan = solve_checked(doc)
     assert plan.revenue == 40 + 10 + 30 + 10
     assert plan.routes[0].bonuses == (("bonus D6", 10),)
-    # the whole ring: D6 is still two crossings from the home station
-    assert solve_checked({**doc, "trains": ["6"]}).revenue == 20 + 40 + 10 + 30 + 40 + 40 + 10
+    # the whole ring passes the home station mid-way: no bonus, 180 beats 90
+    ring6 = solve_checked({**doc, "trains": ["6"]})
+    assert ring6.revenue == 20 + 40 + 10 + 30 + 40 + 40 and ring6.routes[0].bonuses == ()
 
 
 # -- Salt Lake City -------------------------------------------------------------------------------
@@ -278,6 +290,60 @@ def test_salt_lake_city_bonus_is_only_for_cpr_and_up():
     plan = solve_checked(doc)
     assert plan.stats["facts"]["salt_lake_city"]["applies"] is True
     assert plan.revenue == 40 + 30  # Salt Lake City at its printed value
+
+
+def switch_board(direct: bool) -> dict:
+    """CPR's home A1 runs south to Salt Lake City (A5, 40). UP's home B8 joins A7 from the
+    south-east; A7's track goes on south to a town at A9, and, from the same side, north to Salt
+    Lake City: UP gets there only by turning back at that switch (or, `direct`, over track from
+    its side straight north)."""
+    hexes = line_hexes([city(20), "", city(40), "", town(10)], {"A1": ["CPR"]})
+    hexes["A7"] = {"tile": track((5, 3), (3, 0)) if direct else track((3, 0), (5, 0))}
+    hexes["A9"] = {"tile": town(10, 3)}
+    hexes["B8"] = {"tile": city(20, 2), "tokens": ["UP"]}
+    hexes["A5"]["location"] = "Salt Lake City"
+    return position(hexes, ["2"], company="CPR", companies=("CPR", "UP"),
+                    homes={"CPR": "A1", "UP": "B8"})
+
+
+def loop_board(legal: bool) -> dict:
+    """CPR's home C1 runs south to Salt Lake City (C5, 40). UP's home D6 joins C7, whose track
+    turns south to C9, round by B8 and back into C7 to run north to Salt Lake City: C7 twice on
+    one route (with `legal`, C7 runs UP's track straight north instead)."""
+    hexes = {
+        "C1": {"tile": city(20, 0), "tokens": ["CPR"]},
+        "C3": {"tile": track((3, 0))},
+        "C5": {"tile": city(40, 3, 0), "location": "Salt Lake City"},
+        "C7": {"tile": track((4, 3)) if legal else track((4, 0), (1, 3))},
+        "C9": {"tile": track((3, 2))},
+        "B8": {"tile": track((5, 4))},
+        "D6": {"tile": city(20, 1), "tokens": ["UP"]},
+    }
+    return position(hexes, ["2"], company="CPR", companies=("CPR", "UP"),
+                    homes={"CPR": "C1", "UP": "D6"})
+
+
+@pytest.mark.parametrize("board", [switch_board, loop_board])
+def test_salt_lake_city_needs_a_legal_route_not_just_track(board):
+    # track joins UP to Salt Lake City, but only a route reversing at a switch or crossing a
+    # tile twice gets there: no raise (60, not 80)
+    plan = solve_checked(board(False))
+    assert plan.revenue == 20 + 40
+    assert plan.stats["facts"]["salt_lake_city"]["reached_by"] == ["CPR"]
+    assert solve_checked(board(True)).revenue == 20 + 40 + 20
+
+
+@pytest.mark.parametrize("second, applies", [(None, True), ("Y", False),
+                                             ({"company": "Z", "flag": "flipped"}, False)])
+def test_salt_lake_city_raise_flips_when_a_token_fills_a_city(second, applies):
+    # Y holds one of two slots of A7 between UP and Salt Lake City; a second token (a live one
+    # or a closed company's marker) fills it and cuts UP off
+    doc = salt_lake(blocked=False)
+    doc["companies"].append({"id": "Z"})
+    doc["hexes"]["A7"] = {"tile": city(30, 3, 0, slots=2), "tokens": ["Y", second]}
+    plan = solve_checked(doc)
+    assert plan.stats["facts"]["salt_lake_city"]["applies"] is applies
+    assert plan.revenue == 20 + 40 + (20 if applies else 0)
 
 
 def test_reachability_stops_at_full_cities():
@@ -316,7 +382,10 @@ def boards_1862usa(draw) -> dict:
     home = doc["companies"][0].get("home")
     if stops and home:
         chosen = draw(st.lists(st.sampled_from(stops), max_size=2, unique=True))
-        doc["state"] = {"bonus_stations": {doc["company"]: chosen}}
+        # some with the distance printed on the charter, some at the crow-fly default
+        given = [draw(st.one_of(st.just(h), st.builds(lambda d, h=h: {"hex": h, "d": d},
+                                                      st.integers(1, 5)))) for h in chosen]
+        doc["state"] = {"bonus_stations": {doc["company"]: given}}
     return doc
 
 
@@ -329,6 +398,24 @@ def test_solver_equals_oracle_on_random_boards(doc):
     report = check_plan(doc, plan)
     for r in plan.routes:  # what the plan says each route crosses, the validator finds too
         assert r.crossings == report.route(r.train).crossings
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, database=None)
+@given(doc=boards_1862usa())
+def test_could_run_a_train_there_is_what_the_oracle_finds(doc):
+    # `reaches` (Salt Lake City's condition) against the oracle's routes of a 10E, which may
+    # run any length: some route holds the company's token and a stop of the hex, so its part
+    # from the token city to that stop is a legal route there
+    note(json.dumps(doc))
+    doc = {**doc, "trains": ["10E"], "state": {}}
+    pos = load_position(doc)
+    routes = reference_routes(doc, pos.trains[0].id, max_routes=20_000)
+    tokened = {h.id for h in pos.hexes for n in h.tile.nodes if h.tokened_by(n.index, pos.company)}
+    for h in pos.hexes:
+        if h.id in tokened or not any(n.is_stop for n in h.tile.nodes):
+            continue
+        found = any(ref.rpartition("-")[0] == h.id for r in routes for ref in r.stops)
+        assert reaches(pos, pos.company, h.id) == found, h.id
 
 
 # -- closed companies' markers keep blocking --------------------------------------------------------

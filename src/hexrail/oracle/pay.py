@@ -54,15 +54,17 @@ def _score_route(board: _Board, walk: _Walk, objective: str) -> ReferenceRoute |
 
 
 def _span(board: _Board, walk: _Walk) -> tuple[tuple[str, int], ...]:
-    """The span bonuses the walk could earn: for each whose start and target it contains, the
-    amount less the price of the hex-side lanes crossed between them (the fewest)."""
+    """The span bonuses the walk could earn: for each whose start is one of its end stops and
+    whose target it contains, the amount less the price of the hex-side lanes crossed between
+    them (the fewest)."""
     lanes_at = dict(zip(walk.nodes, walk.node_lanes))
+    ends = {walk.stops[0], walk.stops[-1]}
     out = []
     for b in board.span_bonuses:
-        starts = [lanes_at[k] for k in map(_key, b.start) if k in lanes_at]
-        targets = [lanes_at[k] for k in map(_key, b.target) if k in lanes_at]
-        if starts and targets:
-            amount = b.earned(min(abs(x - y) for x in starts for y in targets))
+        gaps = [abs(lanes_at[x] - lanes_at[y]) for x in map(_key, b.start) if x in ends
+                for y in map(_key, b.target) if y in lanes_at and y != x]
+        if gaps:
+            amount = b.earned(min(gaps))
             if amount > 0:
                 out.append((b.name, amount))
     return tuple(out)

@@ -83,9 +83,10 @@ RouteBonus = Union[Bonus, SetsBonus, HexBonus, EndBonus, TrackBonus]
 
 @dataclass(frozen=True, slots=True)
 class SpanBonus:
-    """A bonus for a route that contains a stop of `start` and a stop of `target` (visited, paid
-    or not), worth ``amount - per_crossing * h``, never below zero: ``h`` is the number of
-    hex-side crossings along the route between the two (the fewest, when it contains several).
+    """A bonus for a route that starts at a stop of `start` (one of its two end stops) and
+    contains another stop, of `target`, anywhere (visited, paid or not), worth
+    ``amount - per_crossing * h``, never below zero: ``h`` is the number of hex-side crossings
+    along the route between the two (the fewest, when it contains several).
 
     Span bonuses are told apart by `name`; each pays at most once per round, to one route of the
     company (the solver chooses which, weighing it against the routes' other earnings). Stops are

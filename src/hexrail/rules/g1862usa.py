@@ -16,22 +16,25 @@ but may be route ends; offboards are route ends, valued by phase (the left value
 green, the right one in brown and grey: tile notation ``offboard=revenue:yellow_30|brown_50``).
 
 **Bonus routes** (`span_bonuses`). Per company a list of bonus stations (hexes). A route that
-contains the company's home station and a stop in a bonus hex earns
-``rate × d − 10 × h``, never below zero: d is the crow-fly hex distance from the home hex to the
-bonus hex, h the hex-side crossings along the route between the two, the rate 20 while the phase
+starts at the company's home station (home is one of its two end stops) and contains a stop in
+a bonus hex anywhere earns ``rate × d − 10 × h``, never below zero: d is the distance printed on
+the charter when the input gives it, else the crow-fly hex distance from the home hex to the
+bonus hex; h the hex-side crossings along the route between the two; the rate 20 while the phase
 has no brown or grey tiles and 30 from then on. Each bonus station pays once per round, to one
 train; a train containing two bonus stations may earn both. The home station is the city of the
 company's home hex holding its token (every city of that hex while none does), or the node a
 ``home`` reference names (``"F9-1"``).
 
-**Salt Lake City.** Its value is raised by 20 for CPR and UP when both can reach it from one of
-their tokens over track that passes through no city full of other companies' tokens (a walk
-over the board's track, computed here). The plan reports whether it applied
+**Salt Lake City.** Its value is raised by 20 for CPR and UP when both could run a train to it:
+for each, a legal route of any length from a city holding one of its tokens to Salt Lake City
+(`reaches`: no tile twice except tiles with two or more cities, no passing through a full city
+or an offboard, no reversing at a junction or switch). Plain track connectivity is not enough. The plan reports whether it applied
 (``Plan.stats["facts"]["salt_lake_city"]``).
 
 **State** (`Position.state`):
 
-- ``bonus_stations``: ``{company: [hex id, ...]}``, the bonus stations of each company;
+- ``bonus_stations``: ``{company: [hex id or {"hex": hex id, "d": charter distance}, ...]}``,
+  the bonus stations of each company;
 - ``salt_lake_city``: the hex of Salt Lake City (default: the hex whose ``location`` is
   ``"Salt Lake City"``; none, no raise).
 
@@ -43,10 +46,11 @@ from __future__ import annotations
 
 import re
 from collections import deque
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from hexrail.errors import HexrailError
-from hexrail.model.hexgrid import opposite
+from hexrail.graph.track import compile_track
 from hexrail.model.position import Hex, Position, Train
 from hexrail.model.tile import Node
 from hexrail.model.trains import TrainSpec
@@ -108,12 +112,20 @@ class Game1862USA(Profile):
         home_hex = home[0].rpartition("-")[0]
         rate = LATE_RATE if any(c in LATE_COLORS for c in pos.phase.colors) else EARLY_RATE
         out = []
-        for hex_id in dict.fromkeys(str(h) for h in raw):
+        seen: set[str] = set()
+        for k, entry in enumerate(raw):
+            where = f"state.bonus_stations.{pos.company}[{k}]"
+            hex_id, distance = bonus_station(entry, where)
+            if hex_id in seen:
+                continue
+            seen.add(hex_id)
             if hex_id not in pos.hex_by_id:
-                raise HexrailError("bonus station is not on the map",
-                                   where=f"state.bonus_stations.{pos.company}: {hex_id}")
+                raise HexrailError(f"bonus station {hex_id} is not on the map", where=where)
             targets = tuple(f"{hex_id}-{n.index}" for n in pos.hex(hex_id).tile.nodes if n.is_stop)
-            distance = pos.layout.distance(home_hex, hex_id)
+            if not targets:
+                raise HexrailError(f"bonus station {hex_id} has no station", where=where)
+            if distance is None:  # the crow-fly distance when the charter's is not given
+                distance = pos.layout.distance(home_hex, hex_id)
             out.append(SpanBonus(f"bonus {hex_id}", home, targets, rate * distance, PER_CROSSING))
         return tuple(out)
 
@@ -142,59 +154,140 @@ class Game1862USA(Profile):
         return {"salt_lake_city": fact} if fact else {}
 
 
-def _full_for(pos: Position, hex_: Hex, node: Node, company: str) -> bool:
-    """Is `node` a city `company` may not pass through (closed companies' markers block), or
-    an offboard?"""
-    if node.kind not in ("city", "pass"):
-        return node.kind == "offboard"
-    return hex_.full_for(node.index, company, Profile.tokens_letting_by, pos.closed_companies)
+def bonus_station(entry: Any, where: str) -> tuple[str, int | None]:
+    """A bonus station of ``state.bonus_stations``: a hex id, or ``{"hex": H, "d": distance}``
+    with the distance printed on the charter. (hex, distance or None)."""
+    if isinstance(entry, str):
+        return entry, None
+    if isinstance(entry, Mapping) and isinstance(entry.get("hex"), str):
+        d = entry.get("d")
+        if d is not None and (isinstance(d, bool) or not isinstance(d, int) or d < 1):
+            raise HexrailError(f"charter distance d must be a whole number of hexes, 1 or more, "
+                               f"not {d!r}", where=where)
+        return entry["hex"], d
+    raise HexrailError(f"a bonus station is a hex id or {{\"hex\": ..., \"d\": ...}}, not {entry!r}",
+                       where=where)
 
 
 def reaches(pos: Position, company: str, target_hex: str) -> bool:
-    """Can `company` reach a node of `target_hex` from one of its tokens over track that passes
-    through no node closed to it (a full foreign city, an offboard)? A walk over the tiles'
-    paths, joined across hex sides by matching lanes; track may be reached from both ways."""
-    at_node: dict[tuple[str, int], list[tuple[str, int, int]]] = {}
-    at_side: dict[tuple[str, int, tuple[int, int]], list[tuple[str, int, int]]] = {}
-    for h in pos.hexes:
-        for k, p in enumerate(h.tile.paths):
-            if p.ignore:
-                continue
-            for end_no, end in enumerate(p.ends):
-                if end.is_edge:
-                    at_side.setdefault((h.id, end.edge, end.lane), []).append((h.id, k, end_no))
-                else:
-                    at_node.setdefault((h.id, end.node), []).append((h.id, k, end_no))
-    tokens = [(h.id, n.index) for h in pos.hexes for n in h.tile.nodes
-              if n.kind in ("city", "pass") and h.tokened_by(n.index, company)]
-    seen_nodes = set(tokens)
-    seen_runs: set[tuple[str, int, int]] = set()
-    queue = deque(tokens)
-    while queue:
-        node = queue.popleft()
-        hex_id = node[0]
-        if hex_id == target_hex:
+    """Could `company` run a train to `target_hex`: is there a legal route, of any length, from
+    a city holding one of its tokens to a stop of that hex? Legal as this profile's routes are:
+    a walk over the compiled track (`hexrail.graph.track`) that visits no vertex twice and
+    crosses each branch point (no reversing at a junction or switch), enters no tile twice
+    except tiles with two or more cities, runs over no terminal track, and passes through no
+    city full for the company (closed companies' markers block) and no offboard.
+
+    A depth-first search that stops at the first such route; it tries first the ways that lie
+    fewest chains from the target (what plain connectivity says), and gives up on a vertex the
+    target cannot be reached from at all."""
+    graph = compile_track(pos)
+    profile = Game1862USA(pos)
+    noreenter = [profile.reentry_forbidden(pos, h) for h in pos.hexes]
+    hexes = pos.hexes
+    target = {v for v in range(graph.n_nodes)
+              if graph.node_ref[v].rpartition("-")[0] == target_hex
+              and hexes[int(graph.node_hex[v])].tile.node(int(graph.node_ref[v].rpartition("-")[2])).is_stop}
+    closed = [False] * graph.n_vertices  # may not be passed through
+    starts = []
+    for v in range(graph.n_nodes):
+        hex_ = hexes[int(graph.node_hex[v])]
+        node = hex_.tile.node(int(graph.node_ref[v].rpartition("-")[2]))
+        own = node.kind in ("city", "pass") and hex_.tokened_by(node.index, company)
+        if own:
+            starts.append(v)
+        elif node.kind == "offboard" or (node.kind in ("city", "pass") and hex_.full_for(
+                node.index, company, Profile.tokens_letting_by, pos.closed_companies)):
+            closed[v] = True
+    # Chains from the target (plain connectivity through passable vertices): the search order,
+    # and its pruning — a vertex the target is not connected to leads nowhere.
+    far = _distances(graph, target, closed)
+    for v0 in starts:
+        if v0 in target:
             return True
-        hex_ = pos.hex(hex_id)
-        if node not in tokens and _full_for(pos, hex_, hex_.tile.node(node[1]), company):
+        if far.get(v0) is None:
+            continue
+        if _legal_route(graph, v0, target, closed, noreenter, far):
+            return True
+    return False
+
+
+def _distances(graph, target: set[int], closed: list[bool]) -> dict[int, int]:
+    """Chains from each vertex to the nearest target vertex, over vertices that may be passed."""
+    far = {v: 0 for v in target}
+    queue = deque(target)
+    while queue:
+        v = queue.popleft()
+        for slot in range(int(graph.adj_ptr[v]), int(graph.adj_ptr[v + 1])):
+            c, end = int(graph.adj_chain[slot]), int(graph.adj_end[slot])
+            u = int(graph.chain_ends[c, 1 - end])
+            if u not in far:
+                far[u] = far[v] + 1
+                if not closed[u]:  # a closed vertex is reached, but nothing lies beyond it
+                    queue.append(u)
+    return far
+
+
+def _legal_route(graph, v0: int, target: set[int], closed: list[bool], noreenter: list[bool],
+                 far: dict[int, int]) -> bool:
+    """Is there a legal walk from node `v0` to a vertex of `target` (`reaches`)?"""
+    n_nodes = graph.n_nodes
+    marks = [0] * len(noreenter)  # times each hex was entered by the walk
+    visited = {v0}
+    marks[int(graph.node_hex[v0])] = 1
+
+    def hexes_of(c: int, fwd: bool, cur: int) -> list[int] | None:
+        """The hexes chain c enters, leaving hex `cur` (None: it enters a closed tile again)."""
+        run = graph.chain_hexes[graph.chain_hex_ptr[c]:graph.chain_hex_ptr[c + 1]].tolist()
+        if not fwd:
+            run.reverse()
+        entered = run[1:] if run and run[0] == cur else run
+        seen: set[int] = set()
+        for h in entered:
+            if noreenter[h] and (marks[h] or h in seen):
+                return None
+            seen.add(h)
+        return entered
+
+    def options(v: int, arrived: tuple[int, bool] | None, cur: int):
+        """The ways on from vertex v: (chain, forward, next vertex), nearest the target first."""
+        out = []
+        for slot in range(int(graph.adj_ptr[v]), int(graph.adj_ptr[v + 1])):
+            c, end = int(graph.adj_chain[slot]), int(graph.adj_end[slot])
+            u = int(graph.chain_ends[c, 1 - end])
+            if u in visited or far.get(u) is None:
+                continue
+            if arrived is not None:
+                a, afwd = arrived
+                if v >= n_nodes:
+                    if graph.chain_side[c, end] == graph.chain_side[a, 1 if afwd else 0]:
+                        continue  # a branch point is crossed, never turned back at
+                elif graph.chain_terminal[c, end] or graph.chain_terminal[a, 1 if afwd else 0]:
+                    continue  # terminal track ends the route
+            out.append((far[u], c, end == 0, u))
+        out.sort()
+        return [(c, fwd, u) for _, c, fwd, u in out]
+
+    # Depth-first, with an explicit stack of (vertex, arrival, hex, remaining options, entered).
+    stack = [(v0, None, int(graph.node_hex[v0]), options(v0, None, int(graph.node_hex[v0])), [])]
+    while stack:
+        v, arrived, cur, ways, entered = stack[-1]
+        if not ways:
+            stack.pop()
+            visited.discard(v)
+            for h in entered:
+                marks[h] -= 1
+            continue
+        c, fwd, u = ways.pop(0)
+        new = hexes_of(c, fwd, cur)
+        if new is None:
+            continue
+        if u in target:
+            return True
+        if closed[u]:
             continue  # reached, but not passed through
-        stack = list(at_node.get(node, ()))
-        while stack:
-            run = stack.pop()
-            if run in seen_runs:
-                continue
-            seen_runs.add(run)
-            h, k, entry = run
-            out = pos.hex(h).tile.paths[k].ends[1 - entry]
-            if not out.is_edge:
-                there = (h, out.node)
-                if there not in seen_nodes:
-                    seen_nodes.add(there)
-                    queue.append(there)
-                continue
-            nb = pos.neighbour(h, out.edge)
-            if nb is None or nb not in pos.hex_by_id:
-                continue
-            width, lane = out.lane
-            stack.extend(at_side.get((nb, opposite(out.edge), (width, width - 1 - lane)), ()))
+        visited.add(u)
+        for h in new:
+            marks[h] += 1
+        here = new[-1] if new else cur
+        stack.append((u, (c, fwd), here, options(u, (c, fwd), here), new))
     return False

@@ -194,8 +194,8 @@ def with_span_bonuses(graph: TrackGraph, td: TrainData, cands: Candidates,
                       objective: str = "income") -> Candidates:
     """The candidates with the train's span bonuses (`hexrail.rules.base.SpanBonus`) priced in.
 
-    A route containing a bonus's start and target earns it, less its price per hex-side
-    crossing between the two along the route. Because a bonus pays once per round, each such
+    A route starting at a bonus's start (one of its two end stops) and containing its target
+    earns it, less its price per hex-side crossing between the two along the route. Because a bonus pays once per round, each such
     route also stays a candidate without it (and, with several, with every subset), so that
     another train may claim it; the combiner keeps claims disjoint (`hexrail.solve`).
     """
@@ -217,12 +217,12 @@ def with_span_bonuses(graph: TrackGraph, td: TrainData, cands: Candidates,
     raw_to_sorted[cands.src] = np.arange(n)
     for raw in np.flatnonzero(hit >= 2).tolist():
         at = _crossings_at_nodes(graph, cands.chains[cands.chain_ptr[raw]:cands.chain_ptr[raw + 1]])
+        ends = {int(cands.nodes[cands.node_ptr[raw]]), int(cands.nodes[cands.node_ptr[raw + 1] - 1])}
         for j, b in enumerate(bonuses):
-            here_s = [at[v] for v in starts[j] if v in at]
-            here_t = [at[v] for v in targets[j] if v in at]
-            if here_s and here_t:
-                h = min(abs(a - c) for a in here_s for c in here_t)
-                amounts[raw_to_sorted[raw], j] = b.earned(h)
+            gaps = [abs(at[a] - at[c]) for a in starts[j] if a in ends and a in at
+                    for c in targets[j] if c in at and c != a]
+            if gaps:
+                amounts[raw_to_sorted[raw], j] = b.earned(min(gaps))
     # Every route once per subset of the bonuses it earns (the empty subset included).
     index: list[int] = []
     rows: list[np.ndarray] = []

@@ -192,8 +192,8 @@ def _hex_subsidies(board: _Board, routes: list[_Route]) -> dict[int, int]:
 
 
 def _span_bonuses(board: _Board, routes: list[_Route]) -> dict[int, tuple[tuple[str, int], ...]]:
-    """Per legal route, the span bonuses it is paid (`Profile.span_bonuses`): a route containing
-    a bonus's start and target earns its amount less the price of the hex-side crossings
+    """Per legal route, the span bonuses it is paid (`Profile.span_bonuses`): a route ending at
+    a bonus's start and containing its target earns its amount less the price of the hex-side crossings
     between them along the route; each bonus (by name) is paid once, to the route earning most
     from it (the first in plan order on ties)."""
     best: dict[str, tuple[int, int]] = {}  # name -> (amount, route index)
@@ -201,12 +201,13 @@ def _span_bonuses(board: _Board, routes: list[_Route]) -> dict[int, tuple[tuple[
         if not route.legal:
             continue
         lanes_at: dict[NodeRef, int] = dict(zip(route.walk.nodes, route.walk.node_lanes))
+        ends = {route.walk.nodes[0], route.walk.nodes[-1]}
         for bonus in board.profile.span_bonuses(board.pos, route.train):
-            starts = [lanes_at[ref] for ref in map(_node_key, bonus.start) if ref in lanes_at]
-            targets = [lanes_at[ref] for ref in map(_node_key, bonus.target) if ref in lanes_at]
-            if not starts or not targets:
+            gaps = [abs(lanes_at[a] - lanes_at[b]) for a in map(_node_key, bonus.start) if a in ends
+                    for b in map(_node_key, bonus.target) if b in lanes_at and b != a]
+            if not gaps:
                 continue
-            amount = bonus.earned(min(abs(a - b) for a in starts for b in targets))
+            amount = bonus.earned(min(gaps))
             if amount > best.get(bonus.name, (0, -1))[0]:
                 best[bonus.name] = (amount, i)
     out: dict[int, tuple[tuple[str, int], ...]] = {}
