@@ -265,8 +265,12 @@ def _hex_nodes(draw, offboard: bool, free_stops: bool = True) -> list[dict]:
 
 @st.composite
 def positions(draw, min_hexes: int = 2, max_hexes: int = 12, max_big_hexes: int = 8,
-              max_trains: int = 3, free_stops: bool = True, profile: str = "generic") -> dict:
+              max_trains: int = 3, free_stops: bool = True, profile: str = "generic",
+              single_double: bool = False) -> dict:
     """A random small valid native position document (see the module docstring).
+
+    With `single_double`, some shared sides carry single track on one side and double track on
+    the other (which only a profile joining them, 1831, connects).
 
     `profile` is ``"generic"``, ``"test-extras"`` (`ExtrasProfile`) or ``"1860"`` (N+M trains,
     home route, intersecting routes, one bypass; random options and state flags).
@@ -288,9 +292,13 @@ def positions(draw, min_hexes: int = 2, max_hexes: int = 12, max_big_hexes: int 
             if nb not in on_map:
                 continue
             width = draw(st.sampled_from([0, 1, 1, 1, 1, 1, 1, 2]))
+            facing = width
+            if single_double and width and draw(st.integers(0, 2)) == 0:
+                facing = 3 - width  # single track here, double there, or the other way round
             for i in range(width):
                 ports[h].append((side, (width, i)))
-                ports[nb].append(((side + 3) % 6, (width, width - 1 - i)))
+            for i in range(facing):
+                ports[nb].append(((side + 3) % 6, (facing, facing - 1 - i)))
 
     offboards = {h for h in names if len(ports[h]) <= 2 and draw(st.integers(0, 5)) == 0}
     group_offboards = len(offboards) >= 2 and draw(st.booleans())

@@ -371,7 +371,7 @@ def boards_1831(draw) -> dict:
     """A random small board (`strategies.positions`) run under 1831: the operating company's
     tokens typed at random (and more of them: vacant slots filled now and then), 1831 trains,
     now and then a track right on a foreign token."""
-    doc = draw(positions(max_hexes=8, max_big_hexes=6))
+    doc = draw(positions(max_hexes=8, max_big_hexes=6, single_double=True))
     doc["rules"] = {"profile": "1831"}
     doc["trains"] = draw(st.lists(st.sampled_from(TRAINS_1831), min_size=1, max_size=2))
     foreign = []
@@ -462,3 +462,33 @@ def commuter_boards(draw) -> dict:
 def test_commuter_runs_solver_equals_oracle_on_random_boards(doc):
     note(json.dumps(doc))
     solve_checked(doc, max_routes=20_000)
+
+
+# -- single track joins double track (5.6.2.4) ---------------------------------------------------
+
+def double_track_board(profile: str = "1831") -> dict:
+    """BO stations in A1 (10) and A5 (20); between them A3 carries double track (two lanes, side
+    3 to side 0), while A1 and A5 reach it by single track."""
+    hexes = line_hexes(["city=revenue:10", "", "city=revenue:20"], {"A1": [st_()], "A5": [st_()]})
+    hexes["A3"] = {"tile": "path=a:3,b:0,lanes:2"}
+    doc = position(hexes, ["2-S", "2-S"])
+    doc["rules"] = {"profile": profile}
+    return doc
+
+
+def test_single_track_joins_both_tracks_of_a_double_track():
+    plan = solve_checked(double_track_board())
+    assert plan.revenue == (10 + 10) + (20 + 10)
+    # one train only: the single track on each side is one piece of track
+    assert [len(r.stops) for r in plan.routes].count(2) == 1
+    # either lane of A3 is a legal way through, and the validator pays it
+    for lane in (0, 1):
+        report = check_plan(double_track_board(), {"routes": [
+            {"train": "2-S-0", "paths": ["A1:0", f"A3:{lane}", "A5:0"]}]})
+        assert report.legal and report.revenue == 50, report
+
+
+def test_lanes_meet_lane_to_lane_elsewhere():
+    doc = double_track_board("generic")
+    doc["trains"] = ["2"]
+    assert hexrail.solve(doc).revenue == 0

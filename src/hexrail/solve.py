@@ -33,8 +33,8 @@ from hexrail.stage import (OBJECTIVES, TIE_SCALE, Prepared, loose_bound, meets, 
 
 
 @lru_cache(maxsize=16)
-def cached_track(pos: Position, gauge: str) -> TrackGraph:
-    return compile_track(pos, gauge, extra_resources=1)
+def cached_track(pos: Position, gauge: str, single_joins_double: bool = False) -> TrackGraph:
+    return compile_track(pos, gauge, extra_resources=1, single_joins_double=single_joins_double)
 
 
 def prepare(position: Any, *, objective: str = "income", deadline: float | None = None,
@@ -52,7 +52,8 @@ def prepare(position: Any, *, objective: str = "income", deadline: float | None 
     rules = profile.plan_rules(pos)
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
-    graphs = {g: cached_track(pos, g) for g in sorted({t.spec.track for t in pos.trains})}
+    graphs = {g: cached_track(pos, g, profile.single_joins_double)
+              for g in sorted({t.spec.track for t in pos.trains})}
     trains = [lower_train(pos, graphs[t.spec.track], profile, t, objective) for t in pos.trains]
     timings["compile"] = time.perf_counter() - t0
     t1 = time.perf_counter()

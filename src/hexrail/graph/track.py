@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from hexrail.model.hexgrid import opposite
+from hexrail.model.hexgrid import facing_lanes, opposite
 from hexrail.model.position import Position
 
 STOP_KIND_BITS = {"city": 1, "town": 2, "offboard": 4, "halt": 8}
@@ -81,11 +81,15 @@ class TrackGraph:
         return paths[::-1] if reverse else paths
 
 
-def compile_track(pos: Position, gauge: str = "broad", extra_resources: int = 0) -> TrackGraph:
+def compile_track(pos: Position, gauge: str = "broad", extra_resources: int = 0,
+                  single_joins_double: bool = False) -> TrackGraph:
     """Build the `TrackGraph` of `pos` for trains of `gauge`.
 
     `extra_resources` reserves bits after the track resources for profile claims (a bonus that
     pays once per round, the round's one bypass), so candidate bitsets can carry them too.
+    With `single_joins_double` (a profile fact, `Profile.single_joins_double`), a single track
+    facing double track at a hex side meets both its lanes (`hexgrid.facing_lanes`): the side
+    is one hexside, shared by all of them.
     """
     hex_ids = tuple(h.id for h in pos.hexes)
     hex_pos = {h: i for i, h in enumerate(hex_ids)}
@@ -114,7 +118,14 @@ def compile_track(pos: Position, gauge: str = "broad", extra_resources: int = 0)
             usable.append(gauge_matches(p.track, gauge) and not p.ignore)
             path_obj.append((h.id, p))
 
-    # Hexside points: key is the ordered pair of (hex, side, width, lane) seen from both hexes.
+    # Hexside points: key is the ordered pair of (hex, side, width, lane) seen from both hexes;
+    # a side where single track joins double track is one point, keyed by its two sides.
+    widths: dict[tuple[str, int], set[int]] = {}
+    for pid, (hex_id, p) in enumerate(path_obj):
+        if usable[pid]:
+            for end in p.ends:
+                if end.is_edge:
+                    widths.setdefault((hex_id, end.edge), set()).add(end.lane[0])
     point_of: dict[tuple, int] = {}
     point_members: list[tuple[list[int], list[int]]] = []  # paths on side 0 / side 1
     path_points: list[list[tuple[int, int, int]]] = [[] for _ in path_obj]  # (end, point, side)
@@ -128,8 +139,13 @@ def compile_track(pos: Position, gauge: str = "broad", extra_resources: int = 0)
             if nb is None:
                 continue  # track to the map's edge or an impassable side leads nowhere
             width, lane = end.lane
-            here = (hex_id, end.edge, width, lane)
-            there = (nb, opposite(end.edge), width, width - lane - 1)
+            facing = facing_lanes(end.lane, widths.get((nb, opposite(end.edge)), set()),
+                                  single_joins_double)
+            if facing[0][0] != width:  # single meets double: one point for the side
+                here, there = (hex_id, end.edge, 0, 0), (nb, opposite(end.edge), 0, 0)
+            else:
+                here = (hex_id, end.edge, width, lane)
+                there = (nb, opposite(end.edge), width, width - lane - 1)
             key = (here, there) if here < there else (there, here)
             side = 0 if here < there else 1
             if key not in point_of:

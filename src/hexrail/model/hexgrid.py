@@ -36,6 +36,27 @@ def opposite(edge: int) -> int:
     return (edge + 3) % 6
 
 
+def facing_lanes(lane: tuple[int, int], facing_widths: frozenset[int] | set[int],
+                 single_joins_double: bool = False) -> tuple[tuple[int, int], ...]:
+    """The lanes at the facing side of the neighbour that track leaving in `lane` (width, index)
+    continues into, given the widths of the neighbour's track at that side.
+
+    Lane i of w meets lane w-1-i (mirrored). Where a title joins single to double track
+    (1831: "a single track touching a double track is connected to both tracks"), a single
+    track facing only double track meets both of its lanes, and each of those meets it.
+
+    >>> facing_lanes((2, 0), {2})
+    ((2, 1),)
+    >>> facing_lanes((1, 0), {2}, True), facing_lanes((2, 1), {1}, True)
+    (((2, 0), (2, 1)), ((1, 0),))
+    """
+    width, index = lane
+    if single_joins_double and width in (1, 2) and set(facing_widths) == {3 - width}:
+        other = 3 - width
+        return tuple((other, k) for k in range(other))
+    return ((width, width - 1 - index),)
+
+
 def rotate(edge: int, ticks: int) -> int:
     """Side `edge` after turning the tile `ticks` sixths clockwise."""
     return (edge + ticks) % 6

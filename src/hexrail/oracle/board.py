@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from hexrail.model.hexgrid import facing_lanes
 from hexrail.model.position import Hex, Position, Train
 from hexrail.model.tile import Node, Path
 from hexrail.oracle.result import LaneKey, NodeKey, PathKey
@@ -39,6 +40,10 @@ class _Board:
                         self.at_side.setdefault((h.id, end.edge, end.lane), []).append(((h.id, k), end_no))
                     else:
                         self.at_node.setdefault((h.id, end.node), []).append(((h.id, k), end_no))
+        self.widths: dict[tuple[str, int], set[int]] = {}  # track widths at each hex side
+        for h_id, edge, (width, _) in self.at_side:
+            self.widths.setdefault((h_id, edge), set()).add(width)
+        self.single_joins_double = profile.single_joins_double
         # The profile's record of each node for this train, asked once per node.
         rule = {key: profile.stop_rule(pos, train, self.hex[key[0]], n) for key, n in self.node.items()}
         self.rule = rule
@@ -62,6 +67,21 @@ class _Board:
         self.bonuses = profile.bonuses(pos, train)
         self.pay_rule = profile.pay_rule(pos, train)
         self.span_bonuses = profile.span_bonuses(pos, train)
+
+    def across(self, hex_id: str, end) -> tuple[frozenset, list[tuple[PathKey, int]]] | None:
+        """Track leaving `hex_id` by edge end `end`: the hexside lane it crosses (a resource:
+        the whole side where single track joins double) and the (path, end) it may continue
+        into; None at the map's edge."""
+        nb = self.pos.neighbour(hex_id, end.edge)
+        if nb is None:
+            return None
+        side = (end.edge + 3) % 6
+        lanes = facing_lanes(end.lane, self.widths.get((nb, side), set()), self.single_joins_double)
+        if lanes[0][0] != end.lane[0]:
+            key = frozenset({(hex_id, end.edge, 0, 0), (nb, side, 0, 0)})
+        else:
+            key = frozenset({(hex_id, end.edge, *end.lane), (nb, side, *lanes[0])})
+        return key, [q for lane in lanes for q in self.at_side.get((nb, side, lane), ())]
 
     def soft_block(self, key: NodeKey) -> bool:
         """Blocked, but a bypass lets a train through (a city or pass full of other tokens)."""

@@ -126,14 +126,12 @@ def _legs(board: _Board, a: NodeKey, b: NodeKey, used_paths: set, used_lanes: se
                 yield from from_node(u, path)
                 leg_nodes.pop()
         else:
-            nb = board.pos.neighbour(hex_id, end.edge)
-            if nb is not None:
-                width, lane = end.lane
-                side, there = (end.edge + 3) % 6, (width, width - 1 - lane)
-                key = frozenset({(hex_id, end.edge, width, lane), (nb, side, width, there[1])})
+            crossing = board.across(hex_id, end)
+            if crossing is not None:
+                key, onward = crossing
                 if key not in used_lanes and key not in leg_lanes:
                     leg_lanes.append(key)
-                    for qkey, q_end in board.at_side.get((nb, side, there), ()):
+                    for qkey, q_end in onward:
                         if qkey not in used_paths and qkey not in leg_paths:
                             yield from run_path(qkey, 1 - q_end)
                     leg_lanes.pop()
@@ -226,14 +224,12 @@ def _run_path(board: _Board, walk: _Walk, pkey: PathKey, out_end: int, groups: s
         u = (hex_id, end.node)
         yield from _arrive_node(board, walk, u, path, groups, max_bypass, hex_limit, fits)
     else:
-        nb = board.pos.neighbour(hex_id, end.edge)
-        if nb is not None and (hex_limit <= 0 or len(walk.lanes) < hex_limit):
-            width, lane = end.lane
-            there_side, there_lane = (end.edge + 3) % 6, (width, width - 1 - lane)
-            lane_key = frozenset({(hex_id, end.edge, width, lane), (nb, there_side, width, there_lane[1])})
+        crossing = board.across(hex_id, end)
+        if crossing is not None and (hex_limit <= 0 or len(walk.lanes) < hex_limit):
+            lane_key, onward = crossing
             if lane_key not in walk.lanes:
                 walk.lanes.append(lane_key)
-                for qkey, q_end in board.at_side.get((nb, there_side, there_lane), ()):
+                for qkey, q_end in onward:
                     if qkey in walk.paths:
                         continue
                     yield from _run_path(board, walk, qkey, 1 - q_end, groups, max_bypass,

@@ -220,6 +220,9 @@ class Profile:
     # (a closed company's, or a token of a company marked closed) keeps blocking unless the
     # title says otherwise (1860).
     tokens_letting_by: ClassVar[frozenset[str]] = frozenset({"neutral"})
+    # Does a single track at a hex side join both tracks of a double track facing it (1831)?
+    # Elsewhere lanes meet lane to lane.
+    single_joins_double: ClassVar[bool] = False
 
     def __init__(self, position: Position | None = None):
         self.position = position

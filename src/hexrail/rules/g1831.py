@@ -99,6 +99,7 @@ class Game1831(Profile):
                                   "token to token (city + token value per token used), track "
                                   "rights, one city hex once")
     train_types: ClassVar[tuple[str, ...]] = ("N-S", "N-YD", "N-MX")
+    single_joins_double: ClassVar[bool] = True  # 5.6.2.4: single track meets both tracks
 
     def __init__(self, position: Position | None = None):
         super().__init__(position)

@@ -180,8 +180,8 @@ def reaches(pos: Position, company: str, target_hex: str) -> bool:
     A depth-first search that stops at the first such route; it tries first the ways that lie
     fewest chains from the target (what plain connectivity says), and gives up on a vertex the
     target cannot be reached from at all."""
-    graph = compile_track(pos)
     profile = Game1862USA(pos)
+    graph = compile_track(pos, single_joins_double=profile.single_joins_double)
     noreenter = [profile.reentry_forbidden(pos, h) for h in pos.hexes]
     hexes = pos.hexes
     target = {v for v in range(graph.n_nodes)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from hexrail.model.hexgrid import opposite
+from hexrail.model.hexgrid import facing_lanes, opposite
 from hexrail.model.position import Hex, Position, Train
 from hexrail.model.tile import End, Node, Path
 from hexrail.rules.base import PlanRules, Profile, StopRule
@@ -41,6 +41,15 @@ class _Board:
         """The hex across a side, only if it is on the map (explicit neighbours included)."""
         nb = self.pos.neighbour(hex_id, edge)
         return nb if nb in self.pos.hex_by_id else None
+
+    def facing(self, hex_id: str, out: End) -> tuple[int, tuple[tuple[int, int], ...]]:
+        """Track leaving `hex_id` by edge end `out`: the neighbour's side it enters and the
+        lanes there it meets (`hexgrid.facing_lanes`; the neighbour is on the map)."""
+        side = opposite(out.edge)
+        nb = self.hex(self.neighbour(hex_id, out.edge))
+        widths = {e.lane[0] for p in nb.tile.paths if not p.ignore
+                  for e in p.ends if e.is_edge and e.edge == side}
+        return side, facing_lanes(out.lane, widths, self.profile.single_joins_double)
 
 
 def _gauge_ok(track: str, gauge: str) -> bool:
@@ -96,8 +105,8 @@ def _entry(board: _Board, hex_id: str, out: End, ref: PathRef) -> int | None:
         return next((k for k, e in enumerate(ends) if not e.is_edge and e.node == out.node), None)
     if board.neighbour(hex_id, out.edge) != ref[0]:
         return None
-    side, lane = opposite(out.edge), _mirror(out.lane)
-    return next((k for k, e in enumerate(ends) if e.is_edge and e.edge == side and e.lane == lane),
+    side, lanes = board.facing(hex_id, out)
+    return next((k for k, e in enumerate(ends) if e.is_edge and e.edge == side and e.lane in lanes),
                 None)
 
 
@@ -126,10 +135,14 @@ def _no_join(board: _Board, a: PathRef, b: PathRef) -> str:
 
 
 def _lane_key(board: _Board, hex_id: str, end: End) -> tuple:
-    """One hexside lane, named the same from both hexes."""
+    """One hexside lane, named the same from both hexes (lane 0 of 0 for a whole side where
+    single track joins double)."""
     nb = board.neighbour(hex_id, end.edge)
-    here = (hex_id, end.edge, *end.lane)
-    there = (nb, opposite(end.edge), *_mirror(end.lane))
+    side, lanes = board.facing(hex_id, end)
+    if lanes[0][0] != end.lane[0]:
+        here, there = (hex_id, end.edge, 0, 0), (nb, side, 0, 0)
+    else:
+        here, there = (hex_id, end.edge, *end.lane), (nb, side, *lanes[0])
     return min(here, there), max(here, there)
 
 
