@@ -280,6 +280,31 @@ def test_commuter_track_is_not_available_to_other_trains():
     assert solve_checked(doc).revenue == 140 + 90
 
 
+def test_commuter_visit_uses_one_station_where_the_company_has_two():
+    # Baltimore A1 holds two BO stations: a plain route pays both (2 × 50 + 40 = 140), each
+    # commuter visit one (B W B W: 50 + 40 + 50 + 40 = 180, not 280)
+    hexes = double_track(30, 20, lanes=3)
+    hexes["A1"]["tile"] = hexes["A1"]["tile"].replace("slots:1", "slots:2")
+    hexes["A1"]["tokens"] = [st_(), st_()]
+    plan = solve_checked(position(hexes, ["5-S"], phase="5", state=BW))
+    assert plan.revenue == 180 and len(plan.routes[0].stops) == 4
+    plain = solve_checked(position(hexes, ["4-S"], phase="5", state=BW))
+    assert plain.revenue == 140
+
+
+def test_commuter_runs_make_three_visits_or_more():
+    # two visits would be an ordinary route: the runs added to the candidates all have three
+    doc = position(double_track(30, 20, lanes=3), ["5-S"], phase="5", state=BW)
+    prep = prepare(doc)
+    td, graph = prep.trains[0], prep.graph_of(0)
+    assert {r.min_visits for r in td.cyclic_runs} == {3}
+    routes = enumerate_routes(graph, td)
+    full = with_cyclic_runs(graph, td, routes)
+    lengths = sorted(int(full.node_ptr[i + 1] - full.node_ptr[i])
+                     for i in range(len(routes.node_ptr) - 1, len(full.node_ptr) - 1))
+    assert lengths and lengths[0] == 3 and lengths[-1] == 4
+
+
 NEW_YORK = {"commuter_runs": [{"name": "New York", "cycle": ["A1", "A3", "A5", "A7", "A5", "A3"],
                                "start": "first"}]}
 

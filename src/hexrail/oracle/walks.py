@@ -60,11 +60,11 @@ def reference_routes(position: Any, train: Train | str, *, objective: str = "inc
 
 
 def _cyclic_routes(board: _Board, runs) -> Iterator[ReferenceRoute]:
-    """Every run over the train's cyclic patterns (`Profile.cyclic_runs`), 2 to ``max_visits``
-    visits: leg after leg, each a walk over tile paths from one visit to the next that uses no
+    """Every run over the train's cyclic patterns (`Profile.cyclic_runs`), ``min_visits`` to
+    ``max_visits`` visits: leg after leg, each a walk over tile paths from one visit to the next that uses no
     path or hex-side lane of the run twice, no node twice within the leg, and passes through no
-    blocking node, no terminal path and no stop where the train may end. Every visit pays its
-    stop value."""
+    blocking node, no terminal path and no stop where the train may end. Every visit pays what
+    the run says a visit of that stop pays."""
     for run in runs:
         cycle = [_key(ref) for ref in run.cycle]
         if any(key not in board.node for key in cycle):
@@ -79,8 +79,8 @@ def _cyclic_routes(board: _Board, runs) -> Iterator[ReferenceRoute]:
 
 def _extend_run(board: _Board, run, start: int, cycle: list[NodeKey], visits: list[NodeKey],
                 paths: list[PathKey], lanes: list, nodes: list[NodeKey]) -> Iterator[ReferenceRoute]:
-    if len(visits) >= 2:
-        revenue = sum(board.value[v] for v in visits)
+    if len(visits) >= run.min_visits:
+        revenue = sum(run.value_of(_ref(v)) for v in visits)
         yield ReferenceRoute(
             train=board.train.id, paths=tuple(f"{h}:{k}" for h, k in paths),
             stops=tuple(_ref(v) for v in visits), counted=tuple(_ref(v) for v in visits),

@@ -114,25 +114,36 @@ class CyclicRun:
     (1831's commuter runs).
 
     The run starts at ``cycle[s]`` for some ``s`` in `starts` and visits the cycle's stops in
-    order, wrapping around, 2 to `max_visits` visits. Each *leg* between two visits is a walk
-    over track that no earlier leg of the run used (no path, no hex-side lane), visits no node
-    twice, and passes through nothing that blocks the train, no terminal track and no stop
-    where the train may end a route. Every visit pays the stop's value (`StopRule.value`).
-    Stops are node references (``"E5-0"``).
+    order, wrapping around, `min_visits` to `max_visits` visits. Each *leg* between two visits
+    is a walk over track that no earlier leg of the run used (no path, no hex-side lane), visits
+    no node twice, and passes through nothing that blocks the train, no terminal track and no
+    stop where the train may end a route. A visit of ``cycle[k]`` pays ``values[k]`` (1831: the
+    city and one station token, whatever else the company holds there). Stops are node
+    references (``"E5-0"``).
     """
 
     name: str
     cycle: tuple[str, ...]
     starts: tuple[int, ...]
     max_visits: int
+    values: tuple[int, ...]
+    min_visits: int = 2
 
     def visits(self, start: int, count: int) -> tuple[str, ...]:
         """The first `count` stops of the run from cycle position `start`.
 
-        >>> CyclicRun("x", ("A", "B", "C", "B"), (0,), 9).visits(0, 6)
+        >>> CyclicRun("x", ("A", "B", "C", "B"), (0,), 9, (1, 2, 3, 2)).visits(0, 6)
         ('A', 'B', 'C', 'B', 'A', 'B')
         """
         return tuple(self.cycle[(start + k) % len(self.cycle)] for k in range(count))
+
+    def value_of(self, stop: str) -> int:
+        """What one visit of `stop` pays.
+
+        >>> CyclicRun("x", ("A", "B"), (0,), 9, (30, 20)).value_of("B")
+        20
+        """
+        return self.values[self.cycle.index(stop)]
 
 
 # How a visited stop counts (`StopRule.count`).

@@ -31,8 +31,9 @@ track (generic); trains may use the same tokens.
 **Commuter runs** (`cyclic_runs`). A station train of size 5 or more may instead run a pattern
 of ``state.commuter_runs`` whose every city holds an own station: it starts at the pattern's
 first city (``start: "first"``, White Plains) or any (``"any"``, Baltimore ↔ Washington), visits
-the cities in cycle order, each leg on track no earlier leg used, up to N visits, each paying
-city + station value (`hexrail.rules.base.CyclicRun`). Decision: a leg passes through no city
+the cities in cycle order, each leg on track no earlier leg used, 3 to N visits (two would be
+an ordinary route), each paying city + station value once, also in a city where the company has
+two stations (`hexrail.rules.base.CyclicRun`). Decision: a leg passes through no city
 where the train could end a route (an own station) and nothing that blocks. The solver weighs
 each run against the train's routes; its track is closed to the other trains.
 
@@ -69,6 +70,7 @@ STATION, YARD = "station", "yard"
 TOKEN_TYPES = (STATION, YARD)
 TRAIN_TYPES = {"S": (STATION,), "YD": (YARD,), "MX": (STATION, YARD)}
 COMMUTER_MIN = 5  # commuter runs: station trains of this size or more
+COMMUTER_MIN_VISITS = 3  # two visits would be an ordinary route
 TRAIN_SHAPE = re.compile(r"^(\d+)-(S|YD|MX)(?:\((\d+)S,(\d+)YD\))?$")
 
 # Token values (station, yard) from the start, after the first 5-train, after the first 9-train.
@@ -228,8 +230,12 @@ class Game1831(Profile):
             if len(refs) < len(cycle):
                 continue  # a station in every city of the pattern is needed
             starts = (0,) if start == "first" else tuple(range(len(cycle)))
+            # each visit uses one station token, also where the company has two
+            station = token_values(pos)[STATION]
+            values = tuple(pos.hex(h).tile.node(int(i)).value(pos.phase.colors) + station
+                           for h, _, i in (ref.rpartition("-") for ref in refs))
             out.append(CyclicRun(str(raw.get("name", f"commuter run {k}")), tuple(refs), starts,
-                                 train.spec.rows[0].visit))
+                                 train.spec.rows[0].visit, values, COMMUTER_MIN_VISITS))
         return tuple(out)
 
     def reentry_forbidden(self, pos: Position, hex_: Hex) -> bool:

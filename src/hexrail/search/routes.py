@@ -280,8 +280,8 @@ def with_cyclic_runs(graph: TrackGraph, td: TrainData, cands: Candidates,
 
     Legs are walked here in Python over the chains, with the kernel's rules for branch points
     and terminal track; a leg passes through no vertex twice, nothing the train may not pass
-    (`node_block`) and no stop where it may end. Runs of every length from 2 to the pattern's
-    `max_visits` are kept: a shorter run leaves track to the other trains. Past the `deadline`
+    (`node_block`) and no stop where it may end. Runs of every length from the pattern's
+    `min_visits` to its `max_visits` are kept: a shorter run leaves track to the other trains. Past the `deadline`
     or `max_routes` runs the walk stops and the result says ``complete=False``.
     """
     runs = [r for r in td.cyclic_runs if all(ref in graph.node_index for ref in r.cycle)]
@@ -289,7 +289,8 @@ def with_cyclic_runs(graph: TrackGraph, td: TrainData, cands: Candidates,
         return cands
     words = cands.res.shape[1]
     chain_bits = [sum(int(w) << (64 * k) for k, w in enumerate(row)) for row in graph.chain_res]
-    found: list[tuple[list[int], list[int], int, int]] = []  # visits, chains, bits, crossings
+    found: list[tuple[list[int], list[int], int, int, int]] = []  # visits, chains, bits,
+    #                                                                  crossings, revenue
     steps = [0]
     stopped = [False]
 
@@ -345,8 +346,9 @@ def with_cyclic_runs(graph: TrackGraph, td: TrainData, cands: Candidates,
     def extend(run: CyclicRun, start: int, visits: list[int], chains: list[int], bits: int,
                cross: int) -> None:
         """Record the run so far, then every way on by one more leg."""
-        if len(visits) >= 2:
-            found.append((list(visits), list(chains), bits, cross))
+        if len(visits) >= run.min_visits:
+            pays = sum(run.value_of(graph.node_ref[v]) for v in visits)
+            found.append((list(visits), list(chains), bits, cross, pays))
         if len(visits) >= run.max_visits:
             return
         target = graph.node_index[run.cycle[(start + len(visits)) % len(run.cycle)]]
@@ -364,17 +366,16 @@ def with_cyclic_runs(graph: TrackGraph, td: TrainData, cands: Candidates,
     k = len(found)
     n_raw = len(cands.node_ptr) - 1
     node_base, chain_base = int(cands.node_ptr[-1]), int(cands.chain_ptr[-1])
-    new_nodes = np.concatenate([np.asarray(v, np.int64) for v, _, _, _ in found])
-    new_chains = np.concatenate([np.asarray(c, np.int64) for _, c, _, _ in found])
-    node_ptr = np.concatenate([cands.node_ptr, node_base + np.cumsum([len(v) for v, _, _, _ in found])])
+    new_nodes = np.concatenate([np.asarray(v, np.int64) for v, *_ in found])
+    new_chains = np.concatenate([np.asarray(c, np.int64) for _, c, *_ in found])
+    node_ptr = np.concatenate([cands.node_ptr, node_base + np.cumsum([len(v) for v, *_ in found])])
     chain_ptr = np.concatenate([cands.chain_ptr,
-                                chain_base + np.cumsum([len(c) for _, c, _, _ in found])])
+                                chain_base + np.cumsum([len(c) for _, c, *_ in found])])
     res = np.zeros((k, words), np.uint64)
-    for i, (_, _, bits, _) in enumerate(found):
+    for i, (_, _, bits, *_) in enumerate(found):
         for w in range(words):
             res[i, w] = np.uint64((bits >> (64 * w)) & ((1 << 64) - 1))
-    revenue = np.concatenate([cands.revenue,
-                              [int(td.node_value[v].sum()) for v, _, _, _ in found]]).astype(np.int64)
+    revenue = np.concatenate([cands.revenue, [pays for *_, pays in found]]).astype(np.int64)
     subsidy = np.concatenate([cands.subsidy, np.zeros(k, np.int64)])
     zeros = np.zeros(k, np.int64)
     value = revenue + subsidy if objective == "income" else revenue
@@ -384,7 +385,7 @@ def with_cyclic_runs(graph: TrackGraph, td: TrainData, cands: Candidates,
     return Candidates(
         revenue[order], subsidy[order], np.concatenate([cands.bonus, zeros])[order],
         np.concatenate([cands.bypass, zeros])[order],
-        np.concatenate([cands.crossings, [c for _, _, _, c in found]]).astype(np.int64)[order],
+        np.concatenate([cands.crossings, [c for _, _, _, c, _ in found]]).astype(np.int64)[order],
         np.concatenate([cands.res, res])[order],
         np.concatenate([cands.src, n_raw + np.arange(k)])[order],
         node_ptr, np.concatenate([cands.nodes[:node_base], new_nodes]),

@@ -11,7 +11,7 @@ from hexrail.plan import RoutePlan
 from hexrail.rules.base import PASSABLE
 from hexrail.validate.board import (_Board, _entry, _gauge_ok, _lane_key, _lane_str, _parse_node_ref,
                                     _parse_path_ref, _single_stop_walk, _trace, _Walk)
-from hexrail.validate.pay import _Pay, _stop_info
+from hexrail.validate.pay import _Pay
 from hexrail.validate.refs import MAX_WALKS, NodeRef, PathRef, _node_str, _path_str
 from hexrail.validate.walk import _gauge_errors, _repeated, _walk_errors
 
@@ -176,10 +176,9 @@ def _check_cyclic(board: _Board, train: Train,
                   refs: list[PathRef]) -> tuple[_Walk | None, tuple[NodeRef, ...], list[str]]:
     """Check track as a run over one of the train's cyclic patterns (`Profile.cyclic_runs`):
     its visits are the stops on it where the train may end a route; they follow a pattern from
-    an allowed start, 2 to ``max_visits`` of them; no path or hex-side lane is used twice in the
+    an allowed start, ``min_visits`` to ``max_visits`` of them; no path or hex-side lane is used twice in the
     whole run, no node twice within a leg, and between visits the run passes nothing that
     blocks the train and no terminal track. Returns (walk, visits, errors)."""
-    pos, profile = board.pos, board.profile
     errors = _gauge_errors(board, train, refs)
     walk, join_errors = _trace(board, refs)
     if walk is None or errors or join_errors or walk.start.is_edge or walk.end.is_edge:
@@ -193,9 +192,7 @@ def _check_cyclic(board: _Board, train: Train,
     if not visits or walk.nodes[0] != visits[0] or walk.nodes[-1] != visits[-1]:
         return None, (), ["a cyclic run starts and ends at a visit"]
     shown = tuple(_node_str(v) for v in visits)
-    match = [run for run in profile.cyclic_runs(pos, train)
-             if 2 <= len(visits) <= run.max_visits
-             and any(run.visits(s, len(visits)) == shown for s in run.starts)]
+    match = _cyclic_matches(board, train, shown)
     if not match:
         errors.append(f"visits {' '.join(shown)}, no cyclic run of train {train.id}")
     for ref, n in _repeated(walk.paths):
@@ -217,7 +214,16 @@ def _check_cyclic(board: _Board, train: Train,
     return walk, visits, errors
 
 
+def _cyclic_matches(board: _Board, train: Train, shown: tuple[str, ...]) -> list:
+    """The train's cyclic patterns (`Profile.cyclic_runs`) a run with visits `shown` follows."""
+    return [run for run in board.profile.cyclic_runs(board.pos, train)
+            if run.min_visits <= len(shown) <= run.max_visits
+            and any(run.visits(s, len(shown)) == shown for s in run.starts)]
+
+
 def _cyclic_pay(board: _Board, train: Train, visits: tuple[NodeRef, ...]) -> _Pay:
-    """A cyclic run is paid every visit's stop value."""
-    revenue = sum(_stop_info(board, train, ref).value for ref in visits)
+    """A cyclic run is paid what its pattern says each visit pays."""
+    shown = tuple(_node_str(v) for v in visits)
+    run = _cyclic_matches(board, train, shown)[0]
+    revenue = sum(run.value_of(ref) for ref in shown)
     return _Pay(frozenset(visits), revenue, 0, (revenue, revenue))
