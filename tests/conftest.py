@@ -115,4 +115,7 @@ def solve_checked(doc: dict, *, max_routes: int = 200_000):
     assert (report.revenue, report.subsidy) == (plan.revenue, plan.subsidy), f"{report}\n{text}"
     best = reference_solve(doc, max_routes=max_routes)
     assert (best.value, best.revenue) == (plan.total, plan.revenue), text
+    # items the plan must use (track rights): as many used as the oracle manages, the same
+    # ones named unused by all three
+    assert len(best.unused) == len(plan.unused) and report.unused == plan.unused, text
     return plan

@@ -420,8 +420,8 @@ def boards_1831(draw) -> dict:
         if tokens:
             spec["tokens"] = tokens
     state = {}
-    if foreign and draw(st.integers(0, 3)) == 0:
-        state["track_rights"] = [draw(st.sampled_from(foreign))]
+    if foreign and draw(st.integers(0, 2)) == 0:  # rights the plan must use, one or two
+        state["track_rights"] = draw(st.lists(st.sampled_from(foreign), min_size=1, max_size=2))
     cities = sorted(h for h, spec in doc["hexes"].items()
                     if any(n["kind"] == "city" for n in spec.get("nodes", ())))
     if len(cities) >= 2 and draw(st.booleans()):
@@ -517,3 +517,61 @@ def test_lanes_meet_lane_to_lane_elsewhere():
     doc = double_track_board("generic")
     doc["trains"] = ["2"]
     assert hexrail.solve(doc).revenue == 0
+
+
+# -- track rights must be used (5.6.5) -----------------------------------------------------------
+
+def rights_line(trains: list, rights: list, south: str = "city=revenue:10") -> dict:
+    """BO stations in A1 (40) and A3 (40); PRR's station in A5 (10) and in A7 (30), either of
+    which BO may have bought a track right to."""
+    cells = ["city=revenue:40", "city=revenue:40", south, "city=revenue:30"]
+    tokens = {"A1": [st_()], "A3": [st_()], "A5": [st_(Y)], "A7": [st_(Y)]}
+    return line(cells, tokens, trains, state={"track_rights": rights})
+
+
+def test_a_track_right_must_be_used_even_when_it_costs_revenue():
+    # without the right: A1 A3 pays 50 + 50; the right in A5 must be used: A3 A5, 50 + 20
+    assert solve_checked(rights_line(["2-S"], [])).revenue == 100
+    plan = solve_checked(rights_line(["2-S"], ["A5-0"]))
+    assert plan.revenue == 50 + 20 and plan.unused == ()
+    assert plan.routes[0].stops == ("A3-0", "A5-0")
+    # a longer train takes everything
+    assert solve_checked(rights_line(["3-S"], ["A5-0"])).revenue == 50 + 50 + 20
+    # two trains: one runs the best route, the other uses the right (they may share tokens)
+    assert solve_checked(rights_line(["2-S", "2-S"], ["A5-0"])).revenue == 100 + 70
+
+
+def test_when_no_plan_uses_every_right_the_most_are_used_and_the_rest_named():
+    # both rights on one route: A5 A7 pays only 20 + 40, but uses both
+    plan = solve_checked(rights_line(["2-S"], ["A5-0", "A7-0"]))
+    assert plan.revenue == 20 + 40 and plan.unused == ()
+    # a right to PRR's rail yard in A7 no station train can use: the 2-S uses the one in A5
+    doc = rights_line(["2-S"], ["A5-0", {"stop": "A7-0", "type": "yard"}])
+    doc["hexes"]["A7"]["tokens"] = [yd(Y)]
+    plan = solve_checked(doc)
+    assert plan.revenue == 50 + 20 and plan.unused == ("track right A7-0 (yard)",)
+    # a rail-yard train cannot use a station right at all: it runs its best plan and says so
+    doc = rights_line(["2-YD"], ["A5-0"])
+    doc["hexes"]["A1"]["tokens"] = [yd()]
+    doc["hexes"]["A3"]["tokens"] = [yd()]
+    plan = solve_checked(doc)
+    assert plan.revenue == 60 + 60 and plan.unused == ("track right A5-0 (station)",)
+    assert plan.to_json()["unused"] == ["track right A5-0 (station)"]
+    assert "unused" in plan.table() and "A5-0" in plan.table()
+
+
+def test_the_validator_names_the_rights_a_plan_leaves_unused():
+    doc = rights_line(["2-S"], ["A5-0"])
+    report = check_plan(doc, {"routes": [{"train": "2-S-0", "stops": ["A1-0", "A3-0"]}]})
+    assert report.legal and report.unused == ("track right A5-0 (station)",)
+    assert report.to_json()["unused"] == ["track right A5-0 (station)"]
+    assert check_plan(doc, hexrail.solve(doc)).unused == ()
+
+
+def test_a_commuter_run_may_use_the_track_right():
+    # Baltimore A1 (BO) and Washington A3 (PRR's station, a right bought) on three tracks
+    hexes = double_track(30, 20, lanes=3)
+    hexes["A3"]["tokens"] = [st_(Y)]
+    state = {**BW, "track_rights": ["A3-0"]}
+    plan = solve_checked(position(hexes, ["5-S"], phase="5", state=state))
+    assert plan.revenue == 50 + 40 + 50 + 40 and plan.unused == ()

@@ -83,6 +83,9 @@ class Plan:
     timings: dict = field(default_factory=dict, compare=False)
     stats: dict = field(default_factory=dict, compare=False)
     sets: tuple[RouteSet, ...] = ()
+    # Items the plan must use that no route of it uses, because no plan uses them all
+    # (`PlanRules.must_use`: 1831's track rights).
+    unused: tuple[str, ...] = ()
     # The position the plan was made for (set by the solver; used to draw the plan).
     position: Any = field(default=None, compare=False, repr=False)
 
@@ -106,6 +109,7 @@ class Plan:
             "upper_bound": self.upper_bound,
             "routes": [r.to_json() for r in self.routes],
             **({"sets": [s.to_json() for s in self.sets]} if self.sets else {}),
+            **({"unused": list(self.unused)} if self.unused else {}),
             "timings": self.timings,
             "stats": self.stats,
         }
@@ -132,6 +136,8 @@ class Plan:
             if s.bonus or len(s.trains) > 1:
                 lines.append(f"set {' + '.join(s.trains)}: ends {s.ends[0]} and {s.ends[1]}, "
                              f"bonus {s.bonus}")
+        if self.unused:
+            lines.append(f"unused (no plan uses them all): {', '.join(self.unused)}")
         total = f"total {self.revenue}"
         if self.subsidy:
             total += f" + {self.subsidy} subsidy"

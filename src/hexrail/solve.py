@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from itertools import combinations
 from dataclasses import replace
 from functools import lru_cache
 from typing import Any
@@ -28,8 +29,8 @@ from hexrail.search.routes import (
     with_span_bonuses,
     with_tally_limits,
 )
-from hexrail.stage import (OBJECTIVES, TIE_SCALE, Prepared, loose_bound, meets, region_limits,
-                           required, resources)
+from hexrail.stage import (MUST_USE, OBJECTIVES, TIE_SCALE, Prepared, loose_bound, meets,
+                           region_limits, required, resources)
 
 
 @lru_cache(maxsize=16)
@@ -68,7 +69,7 @@ def prepare(position: Any, *, objective: str = "income", deadline: float | None 
     hex_subsidy = [profile.hex_subsidy(pos, t) for t in pos.trains]
     set_role = [profile.set_role(pos, t) for t in pos.trains]
     idle = {g for g, t in first.items() if profile.may_run(pos, trains[t].train)}
-    additive = (narrow and len(graphs) == 1 and not (
+    additive = (narrow and len(graphs) == 1 and not rules.must_use and not (
         rules.stops_pay_once or rules.max_bypass > 1 or any(hex_subsidy) or any(set_role))
         and not any(td.cyclic_runs or td.span_bonuses or td.tally_names for td in trains))
     least: dict[int, int | None] = {g: None for g in first}
@@ -169,7 +170,38 @@ def choose(prep: Prepared, *, deadline: float | None = None) -> Selection:
         raise HexrailError("end bonuses and bonuses on paid stops are not supported together "
                            "with coupled routes", where="rules.profile")
     run = next(run for applies, run in COMBINERS if applies(prep))
-    return run(prep, deadline=deadline)
+    if not prep.rules.must_use:
+        return run(prep, deadline=deadline)
+    if prep.coupled:
+        raise HexrailError("items a plan must use (track rights) are not supported together "
+                           "with coupled routes", where="rules.profile")
+    return _most_used(prep, run, deadline)
+
+
+def _most_used(prep: Prepared, run: Callable[..., Selection], deadline: float | None) -> Selection:
+    """The plan using the most items of `PlanRules.must_use`, then earning most: for each set
+    of items, largest first, the best plan whose routes use them all (a combiner's "one route
+    must" bits); the first size some plan reaches decides. Plans that use more items than the
+    set asks for are found again under the larger set, which was tried first."""
+    items = prep.rules.must_use
+    proven = True
+    upper = 0
+    nodes = 0
+    for size in range(len(items), -1, -1):
+        found: list[Selection] = []
+        for subset in combinations(items, size):
+            sub = replace(prep, rules=replace(prep.rules, must_use=subset))
+            sel = run(sub, deadline=deadline)
+            proven &= sel.optimal
+            upper = max(upper, sel.upper_bound)
+            nodes += sel.nodes
+            if size == 0 or any(i >= 0 for i in sel.choice):
+                found.append(sel)
+        if found:
+            best = max(found, key=lambda sel: sel.value)
+            return replace(best, optimal=proven, upper_bound=upper if not proven else best.value,
+                           nodes=nodes)
+    raise AssertionError("the empty set of items is always met")
 
 
 def _choose_disjoint(prep: Prepared, values: list[np.ndarray], res: list[np.ndarray],
@@ -252,11 +284,17 @@ def solve(position: Any, time_limit: float | None = None, *, objective: str = "i
     facts = prep.profile.facts(prep.position)
     if facts:
         stats["facts"] = facts
+    used = 0
+    for t, i in enumerate(sel.choice if prep.rules.must_use else ()):
+        if i >= 0:
+            used |= int(meets(prep, t, i + 1)[i])
+    unused = tuple(item for k, item in enumerate(prep.rules.must_use)
+                   if not used & (MUST_USE << k))
     return Plan(
         routes=tuple(routes), revenue=revenue, subsidy=subsidy, optimal=optimal,
         upper_bound=max(upper, value) if not optimal else value, objective=objective,
         profile=prep.position.rules.profile, company=prep.position.company,
-        position=prep.position, sets=sets,
+        position=prep.position, sets=sets, unused=unused,
         timings={k: round(v, 6) for k, v in prep.timings.items()},
         stats=stats,
     )

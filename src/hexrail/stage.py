@@ -90,11 +90,37 @@ HOME_ROUTE = 1  # ... include the home station
 CONNECTION = 2  # ... have both end stops in the connection hexes
 REGION = 4  # bit REGION << r: the route has a stop in region r (`PlanRules.regions`)
 MAX_REGIONS = 16
+MUST_USE = REGION << MAX_REGIONS  # bit MUST_USE << k: the route uses `PlanRules.must_use[k]`
+MAX_MUST_USE = 16
 
 
 def required(prep: Prepared) -> int:
     """The bits of the "one route must ..." rules in force."""
-    return (HOME_ROUTE if prep.rules.home_route else 0) | (CONNECTION if prep.rules.connection else 0)
+    if len(prep.rules.must_use) > MAX_MUST_USE:
+        raise HexrailError(f"at most {MAX_MUST_USE} items a plan must use",
+                           where="rules.must_use")
+    return ((HOME_ROUTE if prep.rules.home_route else 0)
+            | (CONNECTION if prep.rules.connection else 0)
+            | sum(MUST_USE << k for k in range(len(prep.rules.must_use))))
+
+
+def must_use_nodes(prep: Prepared, t: int) -> list[list[int]]:
+    """Per item of `PlanRules.must_use`, the nodes whose counting uses it for train t
+    (`StopRule.uses`)."""
+    items = prep.rules.must_use
+    if not items:
+        return []
+    pos, graph, train = prep.position, prep.graph_of(t), prep.trains[t].train
+    out: list[list[int]] = [[] for _ in items]
+    for v, ref in enumerate(graph.node_ref):
+        hex_id, _, index = ref.rpartition("-")
+        hex_ = pos.hex(hex_id)
+        node = hex_.tile.node(int(index))
+        if node.is_stop:
+            for name in prep.profile.stop_rule(pos, train, hex_, node).uses:
+                if name in items:
+                    out[items.index(name)].append(v)
+    return out
 
 
 def region_limits(prep: Prepared) -> np.ndarray:
@@ -106,7 +132,8 @@ def region_limits(prep: Prepared) -> np.ndarray:
 
 def meets(prep: Prepared, t: int, count: int | None = None) -> np.ndarray:
     """Per candidate of train t (the first `count`, if given) the bits of the "one route
-    must ..." rules it meets, and of the regions it has a stop in (int64)."""
+    must ..." rules it meets, of the regions it has a stop in, and of the must-use items it
+    uses (int64)."""
     cands, graph = prep.candidates[t], prep.graph_of(t)
     n = len(cands) if count is None else count
     out = np.zeros(n, np.int64)
@@ -132,6 +159,14 @@ def meets(prep: Prepared, t: int, count: int | None = None) -> np.ndarray:
         for node in nodes:
             mask[node >> 6] |= np.uint64(1) << np.uint64(node & 63)
         out[(bits & mask).any(axis=1)] |= REGION << r
+    for k, nodes in enumerate(must_use_nodes(prep, t)):
+        if not n:
+            break
+        bits = cands.stop_bits(graph.n_nodes, n)
+        mask = np.zeros(bits.shape[1], np.uint64)
+        for node in nodes:
+            mask[node >> 6] |= np.uint64(1) << np.uint64(node & 63)
+        out[(bits & mask).any(axis=1)] |= MUST_USE << k
     return out
 
 

@@ -54,6 +54,9 @@ class ReferenceResult:
     objective: str = "income"
     # Sets of routes joined end to end: (train ids, (end, end), bonus), as `hexrail.plan.RouteSet`.
     sets: tuple[tuple[tuple[str, ...], tuple[str, str], int], ...] = ()
+    # Must-use items (`PlanRules.must_use`) the best plan leaves unused: it uses as many as any
+    # plan can, then earns most.
+    unused: tuple[str, ...] = ()
 
     @property
     def total(self) -> int:

@@ -169,7 +169,9 @@ class StopRule(NamedTuple):
     may not be joined by a route; ``tallies`` are named counts bounded per route by
     `Profile.tally_limits`; ``anchor``: the stop counts as the company's station (the token a
     route needs); ``groups``: stop groups it belongs to beside its tile's (a route visits one
-    stop of a group; e.g. one group per hex for "one stop per hex"). Nodes that are not stops have only ``block`` and ``anchor``. A title changes
+    stop of a group; e.g. one group per hex for "one stop per hex"); ``uses``: the plan's
+    must-use items (`PlanRules.must_use`) a route counting the stop uses (1831's track rights).
+    Nodes that are not stops have only ``block`` and ``anchor``. A title changes
     fields of the generic record with ``_replace`` (a named tuple: the compiler builds one per
     train and node, so it must be cheap).
     """
@@ -184,6 +186,7 @@ class StopRule(NamedTuple):
     tallies: tuple[tuple[str, int], ...] = ()
     anchor: bool = False
     groups: tuple[str, ...] = ()  # stop groups beside the tile's (one stop per group and route)
+    uses: tuple[str, ...] = ()  # items of `PlanRules.must_use` a route counting this stop uses
 
 
 class PayRule(NamedTuple):
@@ -218,6 +221,10 @@ class PlanRules:
     connection: tuple[str, ...] = ()
     # (hexes, k): at most k routes have a stop in those hexes (18USA's Mexico)
     regions: tuple[tuple[tuple[str, ...], int], ...] = ()
+    # names of items some route of the plan must use (a stop whose `StopRule.uses` names it,
+    # counted): 1831's track rights. When no plan uses them all, the plan uses as many as it
+    # can, then earns most; the plan names the ones left unused.
+    must_use: tuple[str, ...] = ()
 
 
 class Profile:

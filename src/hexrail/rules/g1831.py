@@ -64,7 +64,8 @@ from hexrail.model.frozen import FrozenMap
 from hexrail.model.position import Hex, Position, Train
 from hexrail.model.tile import Node
 from hexrail.model.trains import ALL_KINDS, UNLIMITED, Row, TrainSpec
-from hexrail.rules.base import MANDATORY, OPTIONAL, PASSABLE, CyclicRun, Profile, StopRule, register
+from hexrail.rules.base import (MANDATORY, OPTIONAL, PASSABLE, CyclicRun, PlanRules, Profile, StopRule,
+                               register)
 
 STATION, YARD = "station", "yard"
 TOKEN_TYPES = (STATION, YARD)
@@ -106,6 +107,7 @@ class Game1831(Profile):
     def __init__(self, position: Position | None = None):
         super().__init__(position)
         self._own: tuple[Position, dict[tuple[str, int], tuple[str, ...]]] | None = None
+        self._rights: list[tuple[tuple[str, int], str, str]] = []
 
     # -- trains ---------------------------------------------------------------------------
     def parse_train(self, spec: Any, where: str) -> TrainSpec:
@@ -148,6 +150,7 @@ class Game1831(Profile):
                 for k, token in enumerate(slots):
                     if token is not None and token.company == pos.company:
                         own.setdefault((h.id, index), []).append(token_type(h, node, k, token.flag))
+        self._rights = []
         for k, raw in enumerate(pos.state.get("track_rights") or ()):
             where = f"state.track_rights[{k}]"
             ref = raw if isinstance(raw, str) else raw.get("stop")
@@ -169,9 +172,21 @@ class Game1831(Profile):
                 raise HexrailError(f"track right at {ref}: no other company's {kind} there",
                                    where=where)
             own.setdefault((hex_id, node.index), []).append(kind)
+            name = f"track right {hex_id}-{node.index} ({kind})"
+            taken = sum(1 for _, _, n in self._rights if n.startswith(name))
+            self._rights.append(((hex_id, node.index), kind, name + (f" #{taken + 1}" if taken else "")))
         out = {key: tuple(types) for key, types in own.items()}
         self._own = (pos, out)
         return out
+
+    def rights(self, pos: Position) -> list[tuple[tuple[str, int], str, str]]:
+        """The track rights bought this round: (city, token type, name), in input order."""
+        self.own_tokens(pos)
+        return self._rights
+
+    def plan_rules(self, pos: Position) -> PlanRules:
+        """Every track right bought this round must be used by a route or commuter run."""
+        return PlanRules(must_use=tuple(name for _, _, name in self.rights(pos)))
 
     def usable(self, pos: Position, train: Train, hex_: Hex, node: Node) -> tuple[str, ...]:
         """The own tokens at `node` the train may run to (one entry per token)."""
@@ -192,7 +207,10 @@ class Game1831(Profile):
             return rule
         used = self.usable(pos, train, hex_, node)
         values = token_values(pos)
+        uses = tuple(name for at, kind, name in self.rights(pos)
+                     if at == (hex_.id, node.index) and kind in used)
         return rule._replace(
+            uses=uses,
             value=sum(node.value(pos.phase.colors) + values[t] for t in used),
             count=MANDATORY if used else OPTIONAL, cost=len(used) or node.visit_cost,
             may_end=bool(used), anchor=bool(used),

@@ -192,7 +192,24 @@ def check_plan(position: Any, plan: Plan | dict, *, objective: str = "income") -
                                 (_node_str(s.ends[0]), _node_str(s.ends[-1])), s.bonus)
                        for s in sets)
     return PlanReport(reports, tuple(errors), revenue=sum(r.revenue for r in reports),
-                      subsidy=sum(r.subsidy for r in reports), sets=route_sets)
+                      subsidy=sum(r.subsidy for r in reports), sets=route_sets,
+                      unused=_unused(board, routes))
+
+
+def _unused(board: _Board, routes: list[_Route]) -> tuple[str, ...]:
+    """The items the plan must use (`PlanRules.must_use`, 1831's track rights) that no legal
+    route uses: none of its stops (a cyclic run's visits) names it in `StopRule.uses`. Whether
+    some other plan could use them all is not the validator's to say; the plan reports them."""
+    items = board.rules.must_use
+    if not items:
+        return ()
+    used: set[str] = set()
+    for route in routes:
+        if route.legal and route.walk is not None:
+            stops = route.cyclic or _stops(board, route.walk)
+            for ref in stops:
+                used.update(board.rule(route.train, ref).uses)
+    return tuple(item for item in items if item not in used)
 
 
 def validate(position: Any, plan: Plan | dict, *, objective: str = "income") -> PlanReport:

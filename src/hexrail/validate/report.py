@@ -51,6 +51,7 @@ class PlanReport:
     revenue: int = 0
     subsidy: int = 0
     sets: tuple[RouteSet, ...] = ()  # routes joined end to end and paid as one (`set_role`)
+    unused: tuple[str, ...] = ()  # items the plan must use that no route uses (track rights)
 
     @property
     def legal(self) -> bool:
@@ -69,6 +70,7 @@ class PlanReport:
             "subsidy": self.subsidy, "total": self.total,
             "routes": [r.to_json() for r in self.routes],
             **({"sets": [x.to_json() for x in self.sets]} if self.sets else {}),
+            **({"unused": list(self.unused)} if self.unused else {}),
         }
 
     def table(self) -> str:
