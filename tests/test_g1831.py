@@ -424,6 +424,13 @@ def boards_1831(draw) -> dict:
         state["track_rights"] = draw(st.lists(st.sampled_from(foreign), min_size=1, max_size=2))
     cities = sorted(h for h, spec in doc["hexes"].items()
                     if any(n["kind"] == "city" for n in spec.get("nodes", ())))
+    single = [h for h in cities
+              if sum(n["kind"] == "city" for n in doc["hexes"][h].get("nodes", ())) == 1]
+    if single and len(cities) >= 3 and draw(st.integers(0, 2)) == 0:
+        hub = draw(st.sampled_from(single))  # a Delaware: its city twice, round two others
+        south = draw(st.lists(st.sampled_from([h for h in cities if h != hub]), min_size=2,
+                              max_size=2, unique=True))
+        state["delaware"] = {"hex": hub, "south": south}
     if len(cities) >= 2 and draw(st.booleans()):
         cycle = draw(st.lists(st.sampled_from(cities), min_size=2, max_size=3, unique=True))
         state["commuter_runs"] = [{"cycle": cycle, "start": draw(st.sampled_from(["first", "any"]))}]
@@ -575,3 +582,111 @@ def test_a_commuter_run_may_use_the_track_right():
     state = {**BW, "track_rights": ["A3-0"]}
     plan = solve_checked(position(hexes, ["5-S"], phase="5", state=state))
     assert plan.revenue == 50 + 40 + 50 + 40 and plan.unused == ()
+
+
+# -- Delaware: the large city twice (5.6.2) --------------------------------------------------------
+
+def delaware_board(south_token: bool = True) -> dict:
+    """BO stations in A1 (10), Delaware A5 (30), and the two cities south of it, A7 and B6
+    (20 each); A5, A7 and B6 form a triangle of track, A1 runs south into A5 through A3."""
+    hexes = {
+        "A1": {"tile": city(10) + ";path=a:0,b:_0", "tokens": [st_()]},
+        "A3": {"tile": "path=a:3,b:0"},
+        "A5": {"tile": city(30) + ";path=a:3,b:_0;path=a:0,b:_0;path=a:5,b:_0",
+               "tokens": [st_()]},
+        "A7": {"tile": city(20) + ";path=a:3,b:_0;path=a:4,b:_0", "tokens": [st_()]},
+        "B6": {"tile": city(20) + ";path=a:2,b:_0;path=a:1,b:_0",
+               "tokens": [st_()] if south_token else [None]},
+    }
+    return position(hexes, ["5-S"], state={"delaware": {"hex": "A5", "south": ["A7", "B6"]}})
+
+
+def test_delaware_is_run_to_twice_around_the_cities_south_of_it():
+    # A1 A5 A7 B6 A5: five tokens, Delaware paid twice (20 + 40 + 30 + 30 + 40)
+    plan = solve_checked(delaware_board())
+    assert plan.revenue == 160
+    assert plan.routes[0].stops.count("A5-0") == 2
+    # a 4-S: A5 A7 B6 A5 (140) beats A1 A5 A7 B6 (120)
+    four = solve_checked({**delaware_board(), "trains": ["4-S"]})
+    assert four.revenue == 140
+    # without the Delaware rule the city is once per route
+    doc = delaware_board()
+    doc["state"] = {}
+    assert solve_checked(doc).revenue == 120
+
+
+def test_delaware_needs_both_south_cities_run_to_between_the_visits():
+    # B6 holds no BO token: the train passes it but does not run to it, so no second visit
+    doc = delaware_board(south_token=False)
+    plan = solve_checked(doc)
+    assert plan.revenue == 20 + 40 + 30
+    report = check_plan(doc, {"routes": [{"train": "5-S-0",
+                                          "stops": ["A1-0", "A5-0", "A7-0", "B6-0", "A5-0"]}]})
+    assert not report.legal and "without running to B6" in str(report)
+    # the legal double visit, given by its stops, is paid twice by the validator
+    ok = check_plan(delaware_board(), {"routes": [{"train": "5-S-0",
+                                                    "stops": ["A1-0", "A5-0", "A7-0", "B6-0", "A5-0"]}]})
+    assert ok.legal and ok.revenue == 160
+
+
+@pytest.mark.parametrize("delaware, field", [
+    ({"hex": "Z9", "south": ["A7", "B6"]}, "state.delaware.hex"),
+    ({"hex": "A3", "south": ["A7", "B6"]}, "state.delaware.hex"),
+    ({"hex": "A5", "south": ["A7"]}, "state.delaware.south"),
+    ({"hex": "A5", "south": ["A7", "A3"]}, "state.delaware.south"),
+    ("A5", "state.delaware"),
+])
+def test_bad_delaware_input_names_the_field(delaware, field):
+    doc = delaware_board()
+    doc["state"] = {"delaware": delaware}
+    with pytest.raises(HexrailError) as err:
+        hexrail.solve(doc)
+    assert field in str(err.value)
+
+
+@st.composite
+def delaware_boards(draw) -> dict:
+    """The Delaware triangle (`delaware_board`) with its values, tokens, tracks and trains drawn:
+    a tail of 0-2 cities north of Delaware, each of the triangle's sides present or not and on
+    one or two tracks (single track joining double), tokens own (station or yard), foreign or
+    none, and the south cities named right or wrong."""
+    tokens = st.sampled_from(["station", "station", "yard", "foreign", "none"])
+
+    def slots(kind: str) -> list:
+        if kind == "none":
+            return [None]
+        return [{"company": Y if kind == "foreign" else X,
+                 "flag": "station" if kind == "foreign" else kind}]
+
+    sides = {"A5": [3, 0, 5], "A7": [3, 4], "B6": [2, 1]}  # the triangle's track per city
+    for (a, sa), (b, sb) in ((("A5", 0), ("A7", 3)), (("A5", 5), ("B6", 2)),
+                             (("A7", 4), ("B6", 1))):
+        if draw(st.integers(0, 5)) == 0:  # this side missing
+            sides[a].remove(sa)
+            sides[b].remove(sb)
+    hexes = {}
+    for hex_id, ss in sides.items():
+        parts = [city(draw(st.sampled_from([10, 20, 30, 40])), 2)]
+        for s in ss:
+            lanes = draw(st.sampled_from([1, 1, 2]))
+            parts.append(f"path=a:{s},b:_0" + (f",lanes:{lanes}" if lanes > 1 else ""))
+        hexes[hex_id] = {"tile": ";".join(parts), "tokens": slots(draw(tokens)) + slots(draw(tokens))}
+    tail = draw(st.integers(0, 2))
+    if tail:
+        hexes["A3"] = {"tile": city(draw(st.sampled_from([10, 20])), 1) + ";path=a:0,b:_0"
+                       + (";path=a:3,b:_0" if tail == 2 else ""), "tokens": slots(draw(tokens))}
+        if tail == 2:
+            hexes["A1"] = {"tile": city(10, 1) + ";path=a:0,b:_0", "tokens": slots(draw(tokens))}
+    south = draw(st.sampled_from([["A7", "B6"], ["B6", "A7"], ["A7", "A3"] if tail else ["A7", "B6"]]))
+    trains = draw(st.lists(st.sampled_from(["3-S", "4-S", "5-S", "4-MX", "3-YD", "6-MX(3S,3YD)"]),
+                           min_size=1, max_size=2))
+    return position(hexes, trains, phase=draw(st.sampled_from(["2", "5"])),
+                    state={"delaware": {"hex": "A5", "south": south}})
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(doc=delaware_boards())
+def test_delaware_solver_equals_oracle_on_random_boards(doc):
+    note(json.dumps(doc))
+    solve_checked(doc, max_routes=20_000)

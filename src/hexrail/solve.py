@@ -26,6 +26,7 @@ from hexrail.search.routes import (
     enumerate_routes,
     no_routes,
     with_cyclic_runs,
+    with_revisits,
     with_span_bonuses,
     with_tally_limits,
 )
@@ -34,8 +35,10 @@ from hexrail.stage import (MUST_USE, OBJECTIVES, TIE_SCALE, Prepared, loose_boun
 
 
 @lru_cache(maxsize=16)
-def cached_track(pos: Position, gauge: str, single_joins_double: bool = False) -> TrackGraph:
-    return compile_track(pos, gauge, extra_resources=1, single_joins_double=single_joins_double)
+def cached_track(pos: Position, gauge: str, single_joins_double: bool = False,
+                 twins: tuple[str, ...] = ()) -> TrackGraph:
+    return compile_track(pos, gauge, extra_resources=1, single_joins_double=single_joins_double,
+                         twins=twins)
 
 
 def prepare(position: Any, *, objective: str = "income", deadline: float | None = None,
@@ -53,7 +56,8 @@ def prepare(position: Any, *, objective: str = "income", deadline: float | None 
     rules = profile.plan_rules(pos)
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
-    graphs = {g: cached_track(pos, g, profile.single_joins_double)
+    twins = tuple(r.stop for r in profile.revisits(pos))
+    graphs = {g: cached_track(pos, g, profile.single_joins_double, twins)
               for g in sorted({t.spec.track for t in pos.trains})}
     trains = [lower_train(pos, graphs[t.spec.track], profile, t, objective) for t in pos.trains]
     timings["compile"] = time.perf_counter() - t0
@@ -71,7 +75,8 @@ def prepare(position: Any, *, objective: str = "income", deadline: float | None 
     idle = {g for g, t in first.items() if profile.may_run(pos, trains[t].train)}
     additive = (narrow and len(graphs) == 1 and not rules.must_use and not (
         rules.stops_pay_once or rules.max_bypass > 1 or any(hex_subsidy) or any(set_role))
-        and not any(td.cyclic_runs or td.span_bonuses or td.tally_names for td in trains))
+        and not any(td.cyclic_runs or td.span_bonuses or td.tally_names or td.revisits
+                    for td in trains))
     least: dict[int, int | None] = {g: None for g in first}
     best: dict[int, Candidates] = {}
     if additive and trains:
@@ -97,10 +102,12 @@ def prepare(position: Any, *, objective: str = "income", deadline: float | None 
 def _routes_of(graph: TrackGraph, td: TrainData, deadline: float | None, objective: str,
                least: int | None = None) -> Candidates:
     """Every legal route of one train (worth at least `least`, if given): the kernel's walk,
-    then the profile's route-level rules (limits per stop tally, cyclic runs, span bonuses),
+    then the profile's route-level rules (limits per stop tally, stops run to twice, cyclic
+    runs, span bonuses),
     each a pass over the candidates."""
     cands = enumerate_routes(graph, td, deadline=deadline, objective=objective, min_value=least)
     cands = with_tally_limits(td, cands)
+    cands = with_revisits(graph, td, cands)
     cands = with_cyclic_runs(graph, td, cands, objective, deadline=deadline)
     return with_span_bonuses(graph, td, cands, objective)
 

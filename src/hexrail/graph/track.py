@@ -61,7 +61,8 @@ class TrackGraph:
     n_paths: int
     n_hexsides: int
     words: int
-    node_index: dict = field(repr=False)  # "E5-0" → node id
+    node_index: dict = field(repr=False)  # "E5-0" → node id (the original, for a twin)
+    node_twin: np.ndarray = field(repr=False)  # int32[n_nodes]: original of a twin, or -1
     path_index: dict = field(repr=False)  # "E5:2" → path id
 
     @property
@@ -82,7 +83,7 @@ class TrackGraph:
 
 
 def compile_track(pos: Position, gauge: str = "broad", extra_resources: int = 0,
-                  single_joins_double: bool = False) -> TrackGraph:
+                  single_joins_double: bool = False, twins: tuple[str, ...] = ()) -> TrackGraph:
     """Build the `TrackGraph` of `pos` for trains of `gauge`.
 
     `extra_resources` reserves bits after the track resources for profile claims (a bonus that
@@ -90,6 +91,10 @@ def compile_track(pos: Position, gauge: str = "broad", extra_resources: int = 0,
     With `single_joins_double` (a profile fact, `Profile.single_joins_double`), a single track
     facing double track at a hex side meets both its lanes (`hexgrid.facing_lanes`): the side
     is one hexside, shared by all of them.
+    `twins` are stops a route may run to twice (`hexrail.rules.base.Revisit`): each gets a twin
+    node (same reference, ``node_twin`` names the original) with a copy of every chain at it,
+    holding the same resources, so that a walk can pass it twice; what may not happen (the
+    same track twice, the revisit's condition) is checked on the routes found.
     """
     hex_ids = tuple(h.id for h in pos.hexes)
     hex_pos = {h: i for i, h in enumerate(hex_ids)}
@@ -104,6 +109,16 @@ def compile_track(pos: Position, gauge: str = "broad", extra_resources: int = 0,
             node_ref.append(f"{h.id}-{n.index}")
             node_hex.append(hex_pos[h.id])
             node_kind.append(KIND_CODES[n.kind])
+
+    n_real = len(node_ref)
+    twin_of: dict[int, int] = {}  # original node -> its twin
+    for ref in dict.fromkeys(twins):
+        hex_id, _, index = ref.rpartition("-")
+        original = node_index[(hex_id, int(index))]
+        twin_of[original] = len(node_ref)
+        node_ref.append(ref)
+        node_hex.append(node_hex[original])
+        node_kind.append(node_kind[original])
 
     # Global path ids, in map order, for every path of every tile (so path refs are stable);
     # paths of another gauge or marked ignore simply take part in no chain.
@@ -233,6 +248,14 @@ def compile_track(pos: Position, gauge: str = "broad", extra_resources: int = 0,
                 continue  # a loop back to its own vertex can never be part of a route
             chains.append({"a": first, "b": last, "paths": paths, "crossings": crossings})
 
+    for ch in list(chains):  # the twins' copies of the chains at their originals
+        ends = [[ch[e]] + ([(twin_of[ch[e][0]], *ch[e][1:])] if ch[e][0] in twin_of else [])
+                for e in ("a", "b")]
+        for a in ends[0]:
+            for b in ends[1]:
+                if (a, b) != (ch["a"], ch["b"]):
+                    chains.append({**ch, "a": a, "b": b})
+
     words = max(1, (n_paths + len(point_members) + extra_resources + 63) // 64)
     n_chains = len(chains)
     chain_ends = np.zeros((n_chains, 2), np.int32)
@@ -298,6 +321,7 @@ def compile_track(pos: Position, gauge: str = "broad", extra_resources: int = 0,
         n_paths=n_paths,
         n_hexsides=len(point_members),
         words=words,
-        node_index={ref: i for i, ref in enumerate(node_ref)},
+        node_index={ref: i for i, ref in enumerate(node_ref[:n_real])},
+        node_twin=np.asarray([-1] * n_real + list(twin_of), np.int32),
         path_index={ref: i for i, ref in enumerate(path_ref)},
     )

@@ -11,7 +11,7 @@ from hexrail.graph.track import TrackGraph
 from hexrail.model.position import Position, Train
 from hexrail.model.trains import UNLIMITED, TrainSpec
 from hexrail.rules.base import (FIRST, MANDATORY, OPTIONAL, Bonus, CyclicRun, EndBonus, HexBonus,
-                               Profile, RouteBonus, SetsBonus, SpanBonus, TrackBonus)
+                               Profile, Revisit, RouteBonus, SetsBonus, SpanBonus, TrackBonus)
 
 KIND_INDEX = {"city": 0, "town": 1, "offboard": 2, "halt": 3}
 N_SUBSETS = 1 << len(KIND_INDEX)  # sets of stop kinds, by bitmask: the rows' capacities per set
@@ -83,6 +83,7 @@ class TrainData:
     tally_min: np.ndarray | None = None  # int64[n_tallies]
     tally_max: np.ndarray | None = None
     cyclic_runs: tuple[CyclicRun, ...] = ()  # runs over fixed patterns instead of a route
+    revisits: tuple[Revisit, ...] = ()  # stops a route may run to twice (twin nodes in the graph)
 
     @property
     def anchors(self) -> np.ndarray:
@@ -101,7 +102,7 @@ class TrainData:
             parts += [self.node_tally, self.tally_min, self.tally_max]
         return (b"".join(p.tobytes() for p in parts) + repr(self.bonuses).encode()
                 + repr(self.span_bonuses).encode() + repr(self.tally_names).encode()
-                + repr(self.cyclic_runs).encode())
+                + repr(self.cyclic_runs).encode() + repr(self.revisits).encode())
 
 
 def lower_train(pos: Position, graph: TrackGraph, profile: Profile, train: Train,
@@ -168,6 +169,15 @@ def lower_train(pos: Position, graph: TrackGraph, profile: Profile, train: Train
                 if bit > 62:
                     raise HexrailError("more than 63 stop groups on one map", where=f"hex {h.id}")
                 groups[i] |= 1 << bit
+    # A twin node (a stop a route may run to twice) is its original once more; the original
+    # alone anchors routes.
+    for v in np.flatnonzero(graph.node_twin >= 0).tolist():
+        o = int(graph.node_twin[v])
+        for arr in (kidx, cost, optional, block, can_end, end_class, value, subsidy, tags,
+                    end_bonus):
+            arr[v] = arr[o]
+        if o in stop_tallies:
+            stop_tallies[v] = stop_tallies[o]
     limits = profile.tally_limits(pos, train)
     tally_names = tuple(name for name, _, _ in limits)
     node_tally = np.zeros((n, len(tally_names)), np.int64)
@@ -239,6 +249,7 @@ def lower_train(pos: Position, graph: TrackGraph, profile: Profile, train: Train
         tally_min=np.asarray([lo for _, lo, _ in limits], np.int64),
         tally_max=np.asarray([hi for _, _, hi in limits], np.int64),
         cyclic_runs=tuple(profile.cyclic_runs(pos, train)),
+        revisits=tuple(profile.revisits(pos)),
     )
 
 

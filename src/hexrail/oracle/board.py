@@ -67,6 +67,11 @@ class _Board:
         self.bonuses = profile.bonuses(pos, train)
         self.pay_rule = profile.pay_rule(pos, train)
         self.span_bonuses = profile.span_bonuses(pos, train)
+        # stops a route may run to twice: the hexes it must run to in between
+        self.revisit: dict[NodeKey, tuple[str, ...]] = {}
+        for r in profile.revisits(pos):
+            hex_id, _, index = r.stop.rpartition("-")
+            self.revisit[(hex_id, int(index))] = r.between
 
     def across(self, hex_id: str, end) -> tuple[frozenset, list[tuple[PathKey, int]]] | None:
         """Track leaving `hex_id` by edge end `end`: the hexside lane it crosses (a resource:

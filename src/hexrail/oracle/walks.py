@@ -239,12 +239,23 @@ def _run_path(board: _Board, walk: _Walk, pkey: PathKey, out_end: int, groups: s
     walk.hex_runs.pop()
 
 
+def _may_return(board: _Board, walk: _Walk, u: NodeKey) -> bool:
+    """May the walk run to `u` a second time (`Profile.revisits`)? Only a revisit stop where
+    the train may end, run to once so far, when since then the walk ran to a stop where it may
+    end in each of the revisit's hexes."""
+    if u not in board.revisit or not board.can_end[u] or walk.nodes.count(u) != 1:
+        return False
+    since = walk.stops[walk.stops.index(u) + 1:]
+    return all(any(s[0] == h and board.can_end[s] for s in since) for h in board.revisit[u])
+
+
 def _arrive_node(board: _Board, walk: _Walk, u: NodeKey, path: Path, groups: set,
                  max_bypass: int, hex_limit: int, fits: Any) -> Iterator[_Walk]:
-    if u in walk.nodes:
+    again = u in walk.nodes
+    if again and not _may_return(board, walk, u):
         return
     is_stop = board.is_stop[u]
-    new_groups = set(board.groups[u]) if is_stop else set()
+    new_groups = set(board.groups[u]) if is_stop and not again else set()
     if new_groups & groups:
         return
     walk.nodes.append(u)

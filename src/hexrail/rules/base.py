@@ -146,6 +146,17 @@ class CyclicRun:
         return self.values[self.cycle.index(stop)]
 
 
+@dataclass(frozen=True, slots=True)
+class Revisit:
+    """A stop a route may run to twice (1831's Delaware): both times as a stop where the train
+    may end (it counts and pays each time), provided that between the two visits the route
+    runs to a stop where it may end in each hex of `between`, and over track it has not used.
+    Its hex may then be entered twice. `stop` is a node reference (``"E5-0"``)."""
+
+    stop: str
+    between: tuple[str, ...] = ()
+
+
 # How a visited stop counts (`StopRule.count`).
 MANDATORY = "mandatory"  # counts whenever visited; the route is illegal if it does not fit
 OPTIONAL = "optional"  # may be passed without counting (halts, skippable towns)
@@ -335,6 +346,10 @@ class Profile:
 
     def plan_rules(self, pos: Position) -> PlanRules:
         return PlanRules()
+
+    def revisits(self, pos: Position) -> tuple[Revisit, ...]:
+        """Stops a route may run to twice, on a condition (`Revisit`). None by default."""
+        return ()
 
     def facts(self, pos: Position) -> dict[str, Any]:
         """Facts the profile derives from the board and the plan reports (``Plan.stats["facts"]``),

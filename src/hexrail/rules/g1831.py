@@ -57,6 +57,7 @@ Delaware condition that both cities south of it are visited before returning.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from hexrail.errors import HexrailError
@@ -64,8 +65,8 @@ from hexrail.model.frozen import FrozenMap
 from hexrail.model.position import Hex, Position, Train
 from hexrail.model.tile import Node
 from hexrail.model.trains import ALL_KINDS, UNLIMITED, Row, TrainSpec
-from hexrail.rules.base import (MANDATORY, OPTIONAL, PASSABLE, CyclicRun, PlanRules, Profile, StopRule,
-                               register)
+from hexrail.rules.base import (MANDATORY, OPTIONAL, PASSABLE, CyclicRun, PlanRules, Profile, Revisit,
+                               StopRule, register)
 
 STATION, YARD = "station", "yard"
 TOKEN_TYPES = (STATION, YARD)
@@ -259,7 +260,41 @@ class Game1831(Profile):
     def reentry_forbidden(self, pos: Position, hex_: Hex) -> bool:
         if not hex_.tile.cities:
             return False
+        delaware = self.delaware(pos)
+        if delaware and hex_.id == delaware.stop.rpartition("-")[0]:
+            return False  # entered again only to run to the large city a second time
         return hex_.id not in (pos.state.get("revisit") or ()) and "revisit" not in hex_.icons
+
+    def revisits(self, pos: Position) -> tuple[Revisit, ...]:
+        delaware = self.delaware(pos)
+        return (delaware,) if delaware else ()
+
+    def delaware(self, pos: Position) -> Revisit | None:
+        """The Delaware large city (``state.delaware``): run to twice by one train when both
+        cities south of it are run to between the two visits."""
+        raw = pos.state.get("delaware")
+        if not raw:
+            return None
+        where = "state.delaware"
+        if not isinstance(raw, Mapping) or not isinstance(raw.get("hex"), str):
+            raise HexrailError('give {"hex": H, "south": [A, B]}', where=where)
+        hex_id = raw["hex"]
+        if hex_id not in pos.hex_by_id:
+            raise HexrailError(f"{hex_id} is not on the map", where=f"{where}.hex")
+        cities = pos.hex(hex_id).tile.cities
+        if len(cities) != 1:
+            raise HexrailError(f"{hex_id} must hold one city, the large city (it holds "
+                               f"{len(cities)})", where=f"{where}.hex")
+        south = raw.get("south")
+        if (not isinstance(south, (list, tuple)) or len(south) != 2
+                or not all(isinstance(h, str) for h in south)):
+            raise HexrailError("south lists the two city hexes south of Delaware",
+                               where=f"{where}.south")
+        for h in south:
+            if h not in pos.hex_by_id or not pos.hex(h).tile.cities or h == hex_id:
+                raise HexrailError(f"{h} is not a city hex on the map (other than Delaware)",
+                                   where=f"{where}.south")
+        return Revisit(f"{hex_id}-{cities[0].index}", tuple(south))
 
 
 def token_type(hex_: Hex, node: Node, slot: int, flag: str) -> str:

@@ -271,6 +271,64 @@ def with_tally_limits(td: TrainData, cands: Candidates) -> Candidates:
                    span=None if cands.span is None else cands.span[keep])
 
 
+def with_revisits(graph: TrackGraph, td: TrainData, cands: Candidates) -> Candidates:
+    """The candidates that run to a revisit stop twice legally (`hexrail.rules.base.Revisit`),
+    and every other one; sorted order kept.
+
+    The graph gives each revisit stop a twin node over copies of its chains (same resources).
+    A route through the twin must also run to the original, where the train may end; between
+    the two, run to a stop where it may end in each of the revisit's hexes; and use no track
+    twice (a chain and its copy). Of the two namings of one such route (which visit is the
+    twin), one is kept; a route through the twin alone is the same as through the original,
+    which is there too."""
+    twins = np.flatnonzero(graph.node_twin >= 0)
+    if not len(twins) or not len(cands):
+        return cands
+    between = {}
+    for r in td.revisits:
+        original = graph.node_index.get(r.stop)
+        if original is not None:
+            hexes = [graph.hex_ids.index(h) for h in r.between if h in graph.hex_ids]
+            between[int(np.flatnonzero(graph.node_twin == original)[0])] = (original, hexes)
+    chain_bits = [sum(int(w) << (64 * k) for k, w in enumerate(row)) for row in graph.chain_res]
+    lengths = cands.node_ptr[1:] - cands.node_ptr[:-1]
+    has_twin = np.zeros(len(lengths), np.int64)
+    np.add.at(has_twin, np.repeat(np.arange(len(lengths)), lengths),
+              np.isin(cands.nodes[:int(cands.node_ptr[-1])], twins))
+    ok_raw = np.ones(len(lengths), np.bool_)
+    seen: set[bytes] = set()
+    for raw in np.flatnonzero(has_twin).tolist():
+        nodes = cands.nodes[cands.node_ptr[raw]:cands.node_ptr[raw + 1]].tolist()
+        ok = True
+        for twin in [v for v in nodes if graph.node_twin[v] >= 0]:
+            original, hexes = between.get(twin, (int(graph.node_twin[twin]), None))
+            if hexes is None or original not in nodes or not td.node_can_end[original]:
+                ok = False
+                break
+            a, b = sorted((nodes.index(original), nodes.index(twin)))
+            if not all(any(int(graph.node_hex[v]) == h and td.node_can_end[v]
+                           for v in nodes[a + 1:b]) for h in hexes):
+                ok = False
+                break
+        used = 0
+        for c in cands.chains[cands.chain_ptr[raw]:cands.chain_ptr[raw + 1]].tolist():
+            bits = chain_bits[c if c >= 0 else ~c]
+            if used & bits:
+                ok = False
+                break
+            used |= bits
+        key = used.to_bytes((used.bit_length() + 7) // 8 or 1, "little")
+        if ok and key in seen:
+            ok = False  # the other naming of a route already kept
+        seen.add(key)
+        ok_raw[raw] = ok
+    keep = np.flatnonzero(ok_raw[cands.src])
+    return replace(cands, revenue=cands.revenue[keep], subsidy=cands.subsidy[keep],
+                   bonus=cands.bonus[keep], bypass=cands.bypass[keep],
+                   crossings=cands.crossings[keep], res=cands.res[keep], src=cands.src[keep],
+                   span=None if cands.span is None else cands.span[keep])
+
+
 def with_cyclic_runs(graph: TrackGraph, td: TrainData, cands: Candidates,
                      objective: str = "income", *, deadline: float | None = None,
                      max_routes: int = MAX_ROUTES) -> Candidates:
@@ -315,8 +373,8 @@ def with_cyclic_runs(graph: TrackGraph, td: TrainData, cands: Candidates,
                 c = int(graph.adj_chain[slot])
                 end = int(graph.adj_end[slot])
                 u = int(graph.chain_ends[c, 1 - end])
-                if u in visited:
-                    continue
+                if u in visited or (u < graph.n_nodes and graph.node_twin[u] >= 0):
+                    continue  # a twin node is its original again, over the same track
                 add = 0
                 if arrived is not None:
                     if v >= graph.n_nodes:

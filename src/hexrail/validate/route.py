@@ -73,8 +73,8 @@ def _walks_through(board: _Board, gauge: str, stops: list[NodeRef]) -> Iterator[
                 continue
             nxt = board.path(ref).ends[1 - entry]
             node = (ref[0], nxt.node) if not nxt.is_edge else None
-            if node is not None and node in seen:
-                continue
+            if node is not None and node in seen and node != stops[target]:
+                continue  # a stop the route comes back to (a revisit) is checked later
             is_stop = node is not None and board.node(node).is_stop
             if is_stop and node != stops[target]:
                 continue
@@ -82,13 +82,14 @@ def _walks_through(board: _Board, gauge: str, stops: list[NodeRef]) -> Iterator[
             used_paths.add(ref)
             if lane is not None:
                 used_lanes.add(lane)
-            if node is not None:
+            fresh = node is not None and node not in seen
+            if fresh:
                 seen.add(node)
             if is_stop and target == len(stops) - 1:
                 yield list(walk)
             else:
                 yield from step(ref[0], nxt, target + 1 if is_stop else target)
-            if node is not None:
+            if fresh:
                 seen.discard(node)
             if lane is not None:
                 used_lanes.discard(lane)

@@ -60,16 +60,43 @@ def _end_errors(board: _Board, train: Train, walk: _Walk) -> list[str]:
     return errors
 
 
-def _repeat_errors(walk: _Walk) -> list[str]:
-    """Rule 4: no path, hexside lane or node twice."""
+def _repeat_errors(board: _Board, train: Train, walk: _Walk) -> list[str]:
+    """Rule 4: no path, hexside lane or node twice, except a stop the profile lets a route run
+    to twice (`Profile.revisits`, 1831's Delaware), on its condition."""
     errors = []
     for ref, n in _repeated(walk.paths):
         errors.append(f"uses track {_path_str(ref)} {n} times")
     for key, n in _repeated(walk.lanes):
         errors.append(f"crosses {_lane_str(key)} {n} times")
+    revisits = {r.stop: r.between for r in board.profile.revisits(board.pos)}
     for ref, n in _repeated(walk.nodes):
-        errors.append(f"visits node {_node_str(ref)} {n} times")
+        name = _node_str(ref)
+        if n == 2 and name in revisits:
+            why = _revisit_error(board, train, walk, ref, revisits[name])
+            if why:
+                errors.append(why)
+            continue
+        errors.append(f"visits node {name} {n} times")
     return errors
+
+
+def _revisit_error(board: _Board, train: Train, walk: _Walk, ref: NodeRef,
+                   between: tuple[str, ...]) -> str:
+    """Why a route may not run to revisit stop `ref` twice, or "" when it may."""
+    def runs_to(node: NodeRef) -> bool:
+        return board.node(node).is_stop and board.rule(train, node).may_end
+
+    name = _node_str(ref)
+    if not runs_to(ref):
+        return f"visits node {name} twice; only a train running to it may come back to it"
+    first = walk.nodes.index(ref)
+    second = walk.nodes.index(ref, first + 1)
+    missing = [h for h in between
+               if not any(node[0] == h and runs_to(node) for node in walk.nodes[first + 1:second])]
+    if missing:
+        return (f"runs to {name} twice without running to {' and '.join(missing)} between "
+                f"the two visits")
+    return ""
 
 
 def _repeated(items: tuple) -> list[tuple[Any, int]]:
@@ -175,7 +202,7 @@ def _tally_errors(board: _Board, train: Train, walk: _Walk) -> list[str]:
 def _walk_errors(board: _Board, train: Train, walk: _Walk) -> tuple[list[str], list[str]]:
     """Every per-route rule on a connected walk. Returns (errors, bypassed cities)."""
     through, bypassed = _through_errors(board, train, walk)
-    errors = (_end_errors(board, train, walk) + _repeat_errors(walk) + through
+    errors = (_end_errors(board, train, walk) + _repeat_errors(board, train, walk) + through
               + _token_errors(board, train, walk) + _group_errors(board, train, walk)
               + _reentry_errors(board, walk) + _hex_limit_errors(train, walk)
               + _tally_errors(board, train, walk))
