@@ -431,6 +431,10 @@ def boards_1831(draw) -> dict:
         south = draw(st.lists(st.sampled_from([h for h in cities if h != hub]), min_size=2,
                               max_size=2, unique=True))
         state["delaware"] = {"hex": hub, "south": south}
+    if single and len(cities) >= 2 and draw(st.integers(0, 3)) == 0:
+        main = draw(st.sampled_from(single))  # another city hex extends it
+        red = draw(st.sampled_from([h for h in cities if h != main]))
+        state["city_extensions"] = {red: main}
     if len(cities) >= 2 and draw(st.booleans()):
         cycle = draw(st.lists(st.sampled_from(cities), min_size=2, max_size=3, unique=True))
         state["commuter_runs"] = [{"cycle": cycle, "start": draw(st.sampled_from(["first", "any"]))}]
@@ -690,3 +694,56 @@ def delaware_boards(draw) -> dict:
 def test_delaware_solver_equals_oracle_on_random_boards(doc):
     note(json.dumps(doc))
     solve_checked(doc, max_routes=20_000)
+
+
+# -- city extensions: the red NYC, Cleveland and Buffalo hexes (2.3) ---------------------------------
+
+def extension_board(main_tokens: list | None = None, ext_tokens: list | None = None,
+                    extended: bool = True) -> dict:
+    """A1 (10, BO station) – A3 (20) – A5 (30, BO station) north to south; the red hex B4
+    (a city worth nothing, two sites) joins A3 from the south-east and extends it."""
+    hexes = line_hexes(["city=revenue:10", "city=revenue:20,slots:1", "city=revenue:30"],
+                       {"A1": [st_()], "A3": main_tokens or [None], "A5": [st_()]})
+    hexes["A3"]["tile"] += ";path=a:5,b:_0"
+    hexes["B4"] = {"tile": "city=revenue:0,slots:2;path=a:2,b:_0", "color": "red",
+                   "tokens": ext_tokens if ext_tokens is not None else [st_(), None]}
+    state = {"city_extensions": {"B4": "A3"}} if extended else {}
+    return position(hexes, ["3-S"], state=state)
+
+
+def test_an_extensions_tokens_are_its_citys():
+    # BO's station in B4 is a station in A3: A1 A3 A5 runs to three (20 + 30 + 40)
+    assert solve_checked(extension_board()).revenue == 90
+    # as a hex of its own, B4 is a dead end worth its token only: A1 A5 past A3, 20 + 40
+    assert solve_checked(extension_board(extended=False)).revenue == 60
+
+
+def test_a_city_and_its_extension_are_visited_once():
+    doc = extension_board()
+    report = check_plan(doc, {"routes": [{"train": "3-S-0", "stops": ["A1-0", "A3-0", "B4-0"]}]})
+    assert not report.legal and "city A3" in str(report)
+
+
+def test_a_city_with_a_free_site_in_its_extension_is_not_full():
+    # PRR fills A3's one site; B4 still has room (no BO token there): A3 lets BO's trains by
+    doc = extension_board(main_tokens=[st_(Y)], ext_tokens=[None, None])
+    assert solve_checked(doc).revenue == 20 + 40
+    doc = extension_board(main_tokens=[st_(Y)], ext_tokens=[st_(Y), st_(Y)])
+    assert solve_checked(doc).revenue == 0  # the whole city is full
+    alone = extension_board(main_tokens=[st_(Y)], ext_tokens=[None, None], extended=False)
+    assert solve_checked(alone).revenue == 0
+
+
+@pytest.mark.parametrize("extensions, field", [
+    ({"Z9": "A3"}, "state.city_extensions.Z9"),
+    ({"B4": "Z9"}, "state.city_extensions.B4"),
+    ({"B4": "B4"}, "state.city_extensions.B4"),
+    ({"B4": "A3-7"}, "state.city_extensions.B4"),
+    (["B4"], "state.city_extensions"),
+])
+def test_bad_city_extensions_name_the_field(extensions, field):
+    doc = extension_board()
+    doc["state"] = {"city_extensions": extensions}
+    with pytest.raises(HexrailError) as err:
+        hexrail.solve(doc)
+    assert field in str(err.value)

@@ -176,8 +176,42 @@ class Game1831(Profile):
             name = f"track right {hex_id}-{node.index} ({kind})"
             taken = sum(1 for _, _, n in self._rights if n.startswith(name))
             self._rights.append(((hex_id, node.index), kind, name + (f" #{taken + 1}" if taken else "")))
-        out = {key: tuple(types) for key, types in own.items()}
+        # an extension's tokens are its city's (the red NYC, Cleveland and Buffalo hexes)
+        ext = self.extensions(pos)
+        merged: dict[tuple[str, int], list[str]] = {}
+        for key, types in own.items():
+            merged.setdefault(ext.get(key, key), []).extend(types)
+        self._rights = [(ext.get(at, at), kind, name) for at, kind, name in self._rights]
+        out = {key: tuple(types) for key, types in merged.items()}
         self._own = (pos, out)
+        return out
+
+    def extensions(self, pos: Position) -> dict[tuple[str, int], tuple[str, int]]:
+        """``state.city_extensions``: per city of an extension hex, the city it is part of."""
+        raw = pos.state.get("city_extensions") or {}
+        if not isinstance(raw, Mapping):
+            raise HexrailError("give {red hex: city hex}", where="state.city_extensions")
+        out: dict[tuple[str, int], tuple[str, int]] = {}
+        for red, target in raw.items():
+            where = f"state.city_extensions.{red}"
+            if red not in pos.hex_by_id or not pos.hex(red).tile.cities:
+                raise HexrailError(f"extension {red} is not a hex with a city on the map",
+                                   where=where)
+            main_hex, _, index = str(target).partition("-")
+            if main_hex not in pos.hex_by_id or main_hex == red:
+                raise HexrailError(f"{target!r} is not another hex on the map", where=where)
+            cities = pos.hex(main_hex).tile.cities
+            if index:
+                if not index.isdigit() or all(c.index != int(index) for c in cities):
+                    raise HexrailError(f"{target} is not a city", where=where)
+                main = (main_hex, int(index))
+            elif len(cities) == 1:
+                main = (main_hex, cities[0].index)
+            else:
+                raise HexrailError(f"{main_hex} holds {len(cities)} cities; name one "
+                                   f"({main_hex}-i)", where=where)
+            for c in pos.hex(red).tile.cities:
+                out[(red, c.index)] = main
         return out
 
     def rights(self, pos: Position) -> list[tuple[tuple[str, int], str, str]]:
@@ -202,8 +236,15 @@ class Game1831(Profile):
         the city's value plus the token's, one visit unit and one tally of its type; any other
         stop is passed without pay or count. Own tokens, track rights included, never block."""
         rule = super().stop_rule(pos, train, hex_, node)
-        if (hex_.id, node.index) in self.own_tokens(pos):
+        key = (hex_.id, node.index)
+        ext = self.extensions(pos)
+        parts = [key] + [k for k, main in ext.items() if main == key]  # one city over hexes
+        if key in self.own_tokens(pos) or (len(parts) > 1 and not all(
+                pos.hex(h).full_for(i, pos.company, self.tokens_letting_by, pos.closed_companies)
+                for h, i in parts)):
             rule = rule._replace(block=PASSABLE)
+        if len(parts) > 1 or key in ext:  # one visit for the city and its extensions
+            rule = rule._replace(groups=(f"city {ext.get(key, key)[0]}",))
         if not node.is_stop:
             return rule
         used = self.usable(pos, train, hex_, node)
