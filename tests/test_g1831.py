@@ -384,6 +384,9 @@ def test_bundled_example_solves():
     assert plan.optimal
     report = check_plan(hexrail.example_path("1831"), plan)
     assert report.legal and report.revenue == plan.revenue
+    # the track right on Washington's PRR rail yard is used (by the 3-YD)
+    assert plan.revenue == 360 and plan.unused == () == report.unused
+    assert "B6-0" in plan.route("3-YD-0").stops
 
 
 # -- random boards -------------------------------------------------------------------------------

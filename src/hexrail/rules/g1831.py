@@ -24,31 +24,50 @@ optional stop worth 0 where no route may end). A city full of other companies' t
 (the generic rule; a track right there makes it the company's own).
 
 **Track.** A route may not use the same city hex twice (`reentry_forbidden` for every hex with a
-city), except hexes flagged ``revisit`` (the Delaware large city: ``state.revisit`` or a
-``revisit`` icon). Other hexes may be used again over different track. No two trains share
-track (generic); trains may use the same tokens.
+city), except hexes flagged ``revisit`` (``state.revisit`` or a ``revisit`` icon: used twice, no
+condition). Other hexes may be used again over different track. A single track at a hex side
+joins every track of a double track facing it (5.6.2.4, `single_joins_double`). No two trains
+share track (generic); trains may use the same tokens.
+
+**Delaware** (`revisits`). The large city of ``state.delaware`` may be run to twice by one train
+when it runs to both cities south of it between the two visits; each visit counts toward N and
+pays city + token value. Decision: "run to" is reached as a token the train uses — the two
+visits and the two south cities alike — and the second visit comes over track the route has
+not used.
+
+**City extensions.** A red hex of ``state.city_extensions`` (NYC, Cleveland, Buffalo) is part
+of the city it extends: its stations and rail yards are that city's (a route reaching the city
+uses them), the two are visited once (one stop group), and the city is full only when the
+extension is full too.
+
+**Track rights must be used** (`plan_rules`: `PlanRules.must_use`). Every right bought this
+round must be used by some route or commuter run of the plan: run to by a train of its token's
+type. When no plan uses them all, the plan uses as many as any plan can, then earns most
+(decision), and names the rights left unused (``Plan.unused``, JSON ``"unused"``).
 
 **Commuter runs** (`cyclic_runs`). A station train of size 5 or more may instead run a pattern
 of ``state.commuter_runs`` whose every city holds an own station: it starts at the pattern's
 first city (``start: "first"``, White Plains) or any (``"any"``, Baltimore ↔ Washington), visits
 the cities in cycle order, each leg on track no earlier leg used, 3 to N visits (two would be
 an ordinary route), each paying city + station value once, also in a city where the company has
-two stations (`hexrail.rules.base.CyclicRun`). Decision: a leg passes through no city
-where the train could end a route (an own station) and nothing that blocks. The solver weighs
-each run against the train's routes; its track is closed to the other trains.
+two stations (`hexrail.rules.base.CyclicRun`). Decision: a leg passes through no city where the
+train could end a route (an own station) and nothing that blocks. The solver weighs each run
+against the train's routes; its track is closed to the other trains.
 
 **State** (`Position.state`):
 
-- ``track_rights``: the tokens bought as track rights, ``[{"stop": "E5-0", "type": "yard"}]``
-  (a plain ``"E5-0"`` when every foreign token there is of one type);
-- ``revisit``: hexes a route may use twice (``["H3"]``);
+- ``track_rights``: the tokens bought as track rights this round, each of which the plan must
+  use, ``[{"stop": "E5-0", "type": "yard"}]`` (a plain ``"E5-0"`` when every foreign token there
+  is of one type);
+- ``delaware``: ``{"hex": "H3", "south": ["G4", "H5"]}``, the Delaware large city's hex (one
+  city) and the two city hexes south of it;
+- ``city_extensions``: ``{"I1": "H2"}``, red hex → the city hex it extends (``"H2-1"`` names the
+  city of a hex with several);
+- ``revisit``: hexes a route may use twice, on no condition (``["H3"]``);
 - ``token_values``: ``{"station": 20, "yard": 30}`` to override the values by phase;
 - ``commuter_runs``: ``[{"name": "New York", "cycle": ["F2", "G3", "H4", "I5", "H4", "G3"],
   "start": "first"}, {"name": "Baltimore-Washington", "cycle": ["C9", "C11"], "start": "any"}]``
   (hex ids; the city holding the company's station in each).
-
-Not modelled: the rule that each track right bought must be used in a run (5.6.5), and the
-Delaware condition that both cities south of it are visited before returning.
 
 >>> Game1831().parse_train("3-MX", "t").extra["tokens"]
 ('station', 'yard')

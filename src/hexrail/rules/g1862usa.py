@@ -28,8 +28,9 @@ company's home hex holding its token (every city of that hex while none does), o
 **Salt Lake City.** Its value is raised by 20 for CPR and UP when both could run a train to it:
 for each, a legal route of any length from a city holding one of its tokens to Salt Lake City
 (`reaches`: no tile twice except tiles with two or more cities, no passing through a full city
-or an offboard, no reversing at a junction or switch). Plain track connectivity is not enough. The plan reports whether it applied
-(``Plan.stats["facts"]["salt_lake_city"]``).
+or an offboard, no reversing at a junction or switch). Plain track connectivity is not enough.
+The plan reports whether it applied (``Plan.stats["facts"]["salt_lake_city"]``). Closed
+companies' markers keep blocking (the generic `Profile.tokens_letting_by`).
 
 **State** (`Position.state`):
 

@@ -93,6 +93,8 @@ class PlanReport:
         lines = [f"{a:<{widths[0]}}  {b:<{widths[1]}}  {c}".rstrip() for a, b, c in rows]
         lines.insert(1, "-" * max(len(x) for x in lines))
         lines.extend(f"plan: {e}" for e in self.errors)
+        if self.unused:
+            lines.append(f"unused: {', '.join(self.unused)}")
         if self.legal:
             total = f"total {self.revenue}"
             if self.subsidy:
