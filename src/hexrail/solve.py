@@ -30,8 +30,8 @@ from hexrail.search.routes import (
     with_span_bonuses,
     with_tally_limits,
 )
-from hexrail.stage import (MUST_USE, OBJECTIVES, TIE_SCALE, Prepared, loose_bound, meets,
-                           region_limits, required, resources)
+from hexrail.stage import (MUST_USE, OBJECTIVES, TIE_SCALE, Prepared, check_magnitude, loose_bound,
+                           meets, optional_left_unpaid, region_limits, required, resources)
 
 
 @lru_cache(maxsize=16)
@@ -60,6 +60,7 @@ def prepare(position: Any, *, objective: str = "income", deadline: float | None 
     graphs = {g: cached_track(pos, g, profile.single_joins_double, twins)
               for g in sorted({t.spec.track for t in pos.trains})}
     trains = [lower_train(pos, graphs[t.spec.track], profile, t, objective) for t in pos.trains]
+    check_magnitude(trains, pos)
     timings["compile"] = time.perf_counter() - t0
     t1 = time.perf_counter()
     by_key: dict[bytes, int] = {}
@@ -177,6 +178,14 @@ def choose(prep: Prepared, *, deadline: float | None = None) -> Selection:
         raise HexrailError("end bonuses and bonuses on paid stops are not supported together "
                            "with coupled routes", where="rules.profile")
     run = next(run for applies, run in COMBINERS if applies(prep))
+    if prep.coupled and optional_left_unpaid(prep):
+        # a route is paid only for optional stops it can count; the same search with every
+        # visited stop payable bounds the best plan, and proves it when the values agree
+        sel = run(prep, deadline=deadline)
+        bound = run(replace(prep, relax_optional=True), deadline=deadline)
+        if bound.value > sel.value:
+            sel = replace(sel, optimal=False, upper_bound=max(sel.upper_bound, bound.upper_bound))
+        return sel
     if not prep.rules.must_use:
         return run(prep, deadline=deadline)
     if prep.coupled:

@@ -43,6 +43,9 @@ class Prepared:
     # The candidates are only the routes that can be in a plan worth at least `floor` (to the
     # objective); None: every route.
     floor: int | None = None
+    # Stops paying once: may a route be paid for an optional stop its own best pay leaves out
+    # (`payable_stops`)? Only to bound the best plan.
+    relax_optional: bool = False
 
     @property
     def span_names(self) -> list[str]:
@@ -61,6 +64,32 @@ class Prepared:
     @property
     def complete(self) -> bool:
         return all(c.complete for c in self.candidates)
+
+
+def payable_stops(prep: Prepared, t: int, i: int) -> list[int]:
+    """The stops candidate i of train t may be paid for when stops pay once: those it visits,
+    but an optional stop its own best pay leaves unpaid only when `Prepared.relax_optional`
+    (it may not fit the train's rows beside the stops that must count). Without it the plan is
+    legal but maybe not the best; with it the plan's value bounds the best (`solve.choose`
+    compares the two)."""
+    cands, td = prep.candidates[t], prep.trains[t]
+    nodes = cands.route_nodes(i).tolist()
+    if prep.relax_optional:
+        return nodes
+    paid = cands.route_paid(i).tolist()
+    return [s for s, p in zip(nodes, paid) if p or not td.node_optional[s]]
+
+
+def optional_left_unpaid(prep: Prepared) -> bool:
+    """Does some candidate leave an optional stop worth something unpaid (`payable_stops`)?"""
+    for t, (cands, td) in enumerate(zip(prep.candidates, prep.trains)):
+        if not (td.node_optional != 0).any():
+            continue
+        flags = cands.paid[:int(cands.node_ptr[-1])]
+        nodes = cands.nodes[:int(cands.node_ptr[-1])]
+        if ((td.node_optional[nodes] != 0) & ~flags & (td.node_weight[nodes] > 0)).any():
+            return True
+    return False
 
 
 def resources(prep: Prepared, t: int) -> np.ndarray:
@@ -176,16 +205,49 @@ def home_nodes(prep: Prepared, t: int) -> set[int]:
     return {graph.node_index[ref] for ref in prep.position.home_stops() if ref in graph.node_index}
 
 
+# Incomes are exact below this: the combiners pack income and revenue into one int64 key
+# (income × TIE_SCALE + revenue).
+MAX_INCOME = 2**38
+
+
+def check_magnitude(trains: list[TrainData], pos: Position) -> None:
+    """Refuse a position whose plans could earn `MAX_INCOME` or more (stop values far beyond
+    any game's), naming the hex of the largest stop value, rather than overflow."""
+    bound = trains_bound(trains)
+    if bound < MAX_INCOME:
+        return
+    where = "position"
+    best = max(((int(td.node_weight.max(initial=0)), td) for td in trains), key=lambda x: x[0],
+               default=(0, None))
+    if best[1] is not None and best[0] > 0:
+        td = best[1]
+        node = int(np.argmax(td.node_weight))
+        for h in pos.hexes:
+            for n in h.tile.nodes:
+                if node == 0:
+                    where = f"hex {h.id} node {n.index}"
+                node -= 1
+    raise HexrailError(f"stop values too large: the trains could earn up to {bound}; incomes "
+                       f"are computed exactly below 2^38 ({MAX_INCOME})", where=where)
+
+
 def loose_bound(prep: Prepared) -> int:
-    """A bound that holds even when enumeration was cut short: every train earns at most the
-    sum of its best-paying reachable stops (times the pay rows) plus every bonus it could get."""
+    """A bound that holds even when enumeration was cut short (`trains_bound`)."""
+    return trains_bound(prep.trains)
+
+
+def trains_bound(trains: list[TrainData]) -> int:
+    """Every train earns at most the sum of its best-paying reachable stops (times the pay
+    rows) plus every bonus it could get."""
     total = 0
-    for td in prep.trains:
+    for td in trains:
         pay = int(td.pay_cap[15])
         values = np.sort(td.node_weight[td.node_kidx >= 0])[::-1]
-        best_stops = int(values[:min(pay, len(values))].sum())
-        bonus = int(td.bonus_amount.clip(0).sum()) * max(1, len(values)) if len(td.bonus_amount) else 0
-        bonus += int(td.node_end_bonus.max(initial=0)) + int(td.hex_track_bonus.clip(0).sum())
+        # Python integers: the bound must not wrap where the values are huge
+        best_stops = sum(int(v) for v in values[:min(pay, len(values))])
+        bonus = sum(int(a) for a in td.bonus_amount if a > 0) * max(1, len(values))
+        bonus += int(td.node_end_bonus.max(initial=0)) + sum(int(a) for a in td.hex_track_bonus
+                                                             if a > 0)
         bonus += sum(max(0, b.amount) for b in td.span_bonuses)
         if td.cyclic_runs and len(values):  # a cyclic run may visit its best stop again and again
             best_stops = max(best_stops, max(r.max_visits for r in td.cyclic_runs) * int(values[0]))

@@ -18,7 +18,8 @@ from ortools.sat.python import cp_model
 from hexrail.combine import _kernels as K
 from hexrail.combine.bnb import Selection
 from hexrail.errors import HexrailError
-from hexrail.stage import CONNECTION, HOME_ROUTE, REGION, Prepared, meets, region_limits, required
+from hexrail.stage import (CONNECTION, HOME_ROUTE, REGION, Prepared, meets, payable_stops,
+                           region_limits, required)
 
 
 def _bits(res: np.ndarray) -> list[np.ndarray]:
@@ -49,9 +50,19 @@ class _Routes:
     """What the model needs of one train's candidates (those kept after dominance)."""
 
     keep: np.ndarray  # candidate indices, best first
-    stops: list[list[int]]  # visited stops
+    stops: list[list[int]]  # the stops it may be paid for (`payable_stops`)
     ends: np.ndarray  # first and last stop
     hexes: list[list[int]] | None  # hexes passed, for trains with a hex subsidy
+
+
+def _stop_bitsets(stops: list[list[int]], n_nodes: int) -> np.ndarray:
+    """One bitset per stop list."""
+    words = max(1, (n_nodes + 63) // 64)
+    out = np.zeros((len(stops), words), np.uint64)
+    for k, row in enumerate(stops):
+        for s in row:
+            out[k, s >> 6] |= np.uint64(1) << np.uint64(s & 63)
+    return out
 
 
 def _routes(prep: Prepared, t: int, reduce: bool) -> _Routes:
@@ -61,7 +72,8 @@ def _routes(prep: Prepared, t: int, reduce: bool) -> _Routes:
     earning settled stop by stop, the larger route can do all the smaller one does."""
     cands, graph = prep.candidates[t], prep.graph_of(t)
     ends = cands.ends()
-    parts = [cands.stop_bits(graph.n_nodes)]
+    payable = [payable_stops(prep, t, i) for i in range(len(cands))]
+    parts = [_stop_bitsets(payable, graph.n_nodes)]
     if prep.hex_subsidy[t]:
         words = max(1, (len(graph.hex_ids) + 63) // 64)
         parts.append(K.route_hex_bits(cands.src, cands.chain_ptr, cands.chains,
@@ -83,7 +95,7 @@ def _routes(prep: Prepared, t: int, reduce: bool) -> _Routes:
         order = np.argsort(-pop, kind="stable")
         kept = order[K.undominated(bits[order], key[order], cands.bonus[order])]
         keep = np.sort(kept)
-    stops = [cands.route_nodes(int(i)).tolist() for i in keep]
+    stops = [payable[int(i)] for i in keep]
     hexes = None
     if prep.hex_subsidy[t]:
         hexes = [row.tolist() for row in _bits(parts[1][keep])] if len(keep) else []

@@ -16,6 +16,7 @@ from typing import Any
 import jsonschema
 
 from hexrail.errors import HexrailError
+from hexrail.io.limits import MAX_BYTES, MAX_DEPTH, check_document, check_text
 from hexrail.model.frozen import FrozenMap, thaw
 from hexrail.model.hexgrid import Layout
 from hexrail.model.notation import parse_tile
@@ -33,19 +34,30 @@ def position_schema() -> dict:
 
 
 def read_json(source: str | bytes | FilePath, what: str = "position") -> Any:
-    """Parse JSON text or a file, naming the line and column of a syntax error."""
+    """Parse JSON text or a file, naming the line and column of a syntax error; the document
+    must be within the reader's limits (`hexrail.io.limits`)."""
     where = what
     if isinstance(source, FilePath):
         where = str(source)
         try:
-            source = source.read_text()
+            if source.stat().st_size > MAX_BYTES:
+                raise HexrailError(f"file of {source.stat().st_size} bytes, at most {MAX_BYTES}",
+                                   where=where)
+            source = source.read_bytes()
         except OSError as err:
             raise HexrailError(f"cannot read file: {err.strerror}", where=where) from None
+        except ValueError as err:  # a NUL byte in the name
+            raise HexrailError(f"cannot read file: {err}", where=repr(where)) from None
+    text = check_text(source, where)
     try:
-        return json.loads(source)
+        data = json.loads(text)
     except json.JSONDecodeError as err:
         raise HexrailError(f"malformed JSON at line {err.lineno} column {err.colno}: {err.msg}",
                            where=where) from None
+    except RecursionError:
+        raise HexrailError(f"nested more than {MAX_DEPTH} levels deep", where=where) from None
+    check_document(data, what)
+    return data
 
 
 def _field_path(path: Any) -> str:
@@ -207,9 +219,15 @@ def load_position(source: Any) -> Position:
     """A `Position` from a native or 18xx.games document, JSON text, or a file path."""
     if isinstance(source, Position):
         return source
-    if isinstance(source, (str, bytes)) and not str(source).lstrip().startswith("{"):
+    if isinstance(source, (bytes, bytearray)):
+        source = check_text(bytes(source))
+    if isinstance(source, str) and not source.lstrip().startswith("{"):
         source = FilePath(source)
-    data = read_json(source) if isinstance(source, (str, bytes, FilePath)) else source
+    if isinstance(source, (str, FilePath)):
+        data = read_json(source)
+    else:
+        data = source
+        check_document(data)
     if not isinstance(data, dict):
         raise HexrailError("a position must be a JSON object", where="position")
     if data.get("schema") == "18xx-route-position/1":

@@ -22,6 +22,7 @@ keys that do affect routing raise `HexrailError` naming the part.
 from __future__ import annotations
 
 from hexrail.errors import HexrailError
+from hexrail.io.limits import MAX_INT, MAX_LANES, at_most
 from hexrail.model.frozen import FrozenMap
 from hexrail.model.tile import ANY_COLOR, Border, End, Node, Path, Tile
 
@@ -48,9 +49,12 @@ def _int(params: dict[str, str], key: str, default: int, where: str) -> int:
     if key not in params:
         return default
     try:
-        return int(params[key])
+        value = int(params[key])
     except ValueError:
-        raise HexrailError(f"{key} {params[key]!r} is not an integer", where=where) from None
+        raise HexrailError(f"{key} {params[key][:40]!r} is not an integer", where=where) from None
+    if abs(value) > MAX_INT:
+        raise HexrailError(f"{key} beyond ±2^53", where=where)
+    return value
 
 
 def _lane(text: str | None, where: str) -> tuple[int, int]:
@@ -58,9 +62,11 @@ def _lane(text: str | None, where: str) -> tuple[int, int]:
         return (1, 0)
     try:
         width, _, index = text.partition(".")
-        return (int(width), int(index[:1] or 0))
+        lane = (int(width), int(index[:1] or 0))
     except ValueError:
-        raise HexrailError(f"lane {text!r} is not of the form width.index", where=where) from None
+        raise HexrailError(f"lane {text[:40]!r} is not of the form width.index", where=where) from None
+    at_most(lane[0], MAX_LANES, "lanes", where)
+    return lane
 
 
 def _split_params(body: str, where: str) -> dict[str, str]:
@@ -132,6 +138,7 @@ def parse_tile(code: str, *, name: str = "", color: str = "white", rotation: int
             track = params.get("track", "broad")
             ignore = params.get("ignore", "0") not in ("0", "", "false")
             lanes = _int(params, "lanes", 0, here)
+            at_most(lanes, MAX_LANES, "lanes", here)
             if lanes:
                 for i in range(lanes):
                     a_lane = (lanes, i)

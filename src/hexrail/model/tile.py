@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from hexrail.errors import HexrailError
+from hexrail.io.limits import MAX_INT, MAX_SLOTS
 from hexrail.model.frozen import FrozenMap
 from hexrail.model.hexgrid import rotate
 
@@ -66,6 +67,12 @@ class Node:
             raise HexrailError(f"unknown route mode {self.route!r}; expected one of {ROUTE_MODES}")
         if self.slots < 0 or self.visit_cost < 0:
             raise HexrailError("slots and visit_cost must not be negative")
+        if any(abs(amount) > MAX_INT for _, amount in self.revenue):
+            raise HexrailError("a stop value beyond ±2^53")
+        if self.slots > MAX_SLOTS:
+            raise HexrailError(f"{self.slots} slots in one city, at most {MAX_SLOTS}")
+        if len(set(self.groups)) < len(self.groups):  # a group named twice is one group
+            object.__setattr__(self, "groups", tuple(dict.fromkeys(self.groups)))
 
     @property
     def is_stop(self) -> bool:

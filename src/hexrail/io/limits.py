@@ -1,0 +1,84 @@
+"""What a document may ask for: size, nesting, numbers, and how much board it describes.
+
+Every reader entry point (`hexrail.io.native.load_position`, the 18xx.games reader, the
+service before it hands a body to a worker) checks a parsed document with `check_document`
+first, so that a small body cannot ask for huge work or break the parser: a value nested past
+`MAX_DEPTH` would overflow the stack of the schema check and of pickling, an integer past
+`MAX_INT` overflows the solver's int64 arithmetic, and a tile asking for 10^8 lanes or a city
+with 10^9 slots would build that many objects. The limits lie far above any real game's.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from hexrail.errors import HexrailError
+
+MAX_BYTES = 32 * 1024 * 1024  # a JSON document, as text
+MAX_DEPTH = 48  # nesting of arrays and objects
+MAX_INT = 2**53  # |integer| anywhere in a document (exact in JSON tools and in float64)
+MAX_STRING = 1_000_000  # characters of one string (a tile code, a name)
+MAX_LANES = 16  # parallel tracks of one path (`lanes:k`)
+MAX_SLOTS = 64  # token slots of one city
+MAX_NODES = 64  # nodes of one tile
+MAX_PATHS = 256  # paths of one tile
+MAX_HEXES = 10_000
+MAX_TRAINS = 64
+
+
+def check_document(data: Any, what: str = "position") -> None:
+    """Raise `HexrailError` naming the place where `data` (parsed JSON) nests deeper than
+    `MAX_DEPTH`, holds an integer beyond `MAX_INT`, a float that is not finite, or a string
+    longer than `MAX_STRING`. Iterative: any depth is examined without recursion."""
+    stack: list[tuple[Any, str, int]] = [(data, what, 0)]
+    while stack:
+        value, where, depth = stack.pop()
+        if isinstance(value, bool) or value is None:
+            continue
+        if isinstance(value, int):
+            if abs(value) > MAX_INT:
+                raise HexrailError(f"integer beyond ±2^53 ({_digits(value)} digits)", where=where)
+        elif isinstance(value, float):
+            if not math.isfinite(value):
+                raise HexrailError(f"{value} is not a finite number", where=where)
+        elif isinstance(value, str):
+            if len(value) > MAX_STRING:
+                raise HexrailError(f"string of {len(value)} characters, at most {MAX_STRING}",
+                                   where=where)
+            if "\x00" in value:
+                raise HexrailError("NUL character in a string", where=where)
+        elif isinstance(value, (dict, list, tuple)):
+            if depth >= MAX_DEPTH:
+                raise HexrailError(f"nested more than {MAX_DEPTH} levels deep", where=where)
+            if isinstance(value, dict):
+                for key, item in value.items():
+                    stack.append((item, f"{where}.{key}", depth + 1))
+            else:
+                for k, item in enumerate(value):
+                    stack.append((item, f"{where}[{k}]", depth + 1))
+
+
+def check_text(text: str | bytes, where: str = "position") -> str:
+    """JSON text as a str: bytes decoded as UTF-8 (one-line error otherwise), at most
+    `MAX_BYTES`."""
+    if len(text) > MAX_BYTES:
+        raise HexrailError(f"document of {len(text)} bytes, at most {MAX_BYTES}", where=where)
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8-sig")
+        except UnicodeDecodeError as err:
+            raise HexrailError(f"not UTF-8 text (byte {err.start})", where=where) from None
+    return text
+
+
+def at_most(count: int, limit: int, what: str, where: str) -> None:
+    """Raise `HexrailError` when `count` of `what` exceeds `limit`."""
+    if count > limit:
+        raise HexrailError(f"{count} {what}, at most {limit}", where=where)
+
+
+def _digits(value: int) -> int:
+    """Decimal digits of a large integer, without converting it (which Python refuses past
+    4300 digits)."""
+    return int(abs(value).bit_length() * math.log10(2)) + 1
