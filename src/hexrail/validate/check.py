@@ -168,7 +168,9 @@ def check_plan(position: Any, plan: Plan | dict, *, objective: str = "income") -
         raise HexrailError(f"objective must be one of {OBJECTIVES}, not {objective!r}",
                            where="objective")
     pos, profile = ruled(load_position(position))
+    claimed: dict[str, Any] = {}
     if not isinstance(plan, Plan):
+        claimed = _claims(plan, objective)
         plan = plan_from_json(plan)
     board = _Board(pos, profile, profile.plan_rules(pos), objective)
     routes = _trace_routes(board, plan)
@@ -191,9 +193,30 @@ def check_plan(position: Any, plan: Plan | dict, *, objective: str = "income") -
     route_sets = tuple(RouteSet(tuple(routes[i].plan.train for i in s.members),
                                 (_node_str(s.ends[0]), _node_str(s.ends[-1])), s.bonus)
                        for s in sets)
-    return PlanReport(reports, tuple(errors), revenue=sum(r.revenue for r in reports),
-                      subsidy=sum(r.subsidy for r in reports), sets=route_sets,
+    revenue, subsidy = sum(r.revenue for r in reports), sum(r.subsidy for r in reports)
+    if not errors and all(r.legal for r in reports):  # illegal routes earn nothing: no claim holds
+        errors += _claim_errors(claimed, {"revenue": revenue, "subsidy": subsidy, "total": revenue + subsidy})
+    return PlanReport(reports, tuple(errors), revenue=revenue, subsidy=subsidy, sets=route_sets,
                       unused=_unused(board, routes))
+
+
+def _claims(doc: Any, objective: str) -> dict[str, Any]:
+    """The totals a plan document states. Only a document can claim: a `Plan` cannot tell 0
+    from unstated. None for a plan made for another objective, whose paid stops may differ."""
+    if not isinstance(doc, dict) or doc.get("objective", objective) != objective:
+        return {}
+    return {key: doc[key] for key in ("revenue", "subsidy", "total") if key in doc}
+
+
+def _claim_errors(claimed: dict[str, Any], recomputed: dict[str, int]) -> list[str]:
+    """A plan document's stated totals that differ from what its routes earn.
+
+    >>> _claim_errors({"revenue": 500, "total": 480}, {"revenue": 480, "subsidy": 0, "total": 480})
+    ['the plan claims revenue 500, its routes earn 480']
+    """
+    return [f"the plan claims {key} {claimed[key]}, its routes earn {recomputed[key]}"
+            for key in ("revenue", "subsidy", "total")
+            if key in claimed and claimed[key] != recomputed[key]]
 
 
 def _unused(board: _Board, routes: list[_Route]) -> tuple[str, ...]:
