@@ -1,20 +1,72 @@
 """The ``hexrail`` command line: solve, validate, demo, and the 18xx.games interop commands.
 
 Errors in the input are printed as one line naming the field at fault, never as a traceback;
-the exit status is 2 for bad input and 1 for a plan that breaks the rules.
+the exit status is 2 for bad input (and for a missing optional dependency) and 1 for a plan that
+breaks the rules. Results go to stdout; notes go to stderr through `logging` (``-v`` for more,
+``-q`` for errors only). The solver and its numba kernels are imported inside the commands, so
+``--help`` and ``--version`` answer at once.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import json
+import logging
+import math
 import sys
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from hexrail.errors import HexrailError
+
+log = logging.getLogger("hexrail")
+
+
+def seconds(text: str) -> float:
+    """An argparse type: a finite, non-negative number of seconds."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: seconds must be a finite number, 0 or more")
+    return value
+
+
+def require(module: str, extra: str) -> None:
+    """Fail with a one-line error naming the extra to install when `module` is not importable.
+
+    Checked before a command does any work, so a missing dependency does not surface after a
+    long run (``--plots`` draws at the end).
+    """
+    if importlib.util.find_spec(module) is None:
+        raise HexrailError(f'{module} is not installed; it comes with the {extra!r} extra: '
+                           f'pip install "hexrail[{extra}]"')
+
+
+def _wants_png(args: argparse.Namespace) -> bool:
+    return args.format == "png" or str(args.output or "").lower().endswith(".png")
+
+
+# (command, when it applies, module, extra): the optional dependencies of pyproject.toml
+EXTRAS: tuple[tuple[str, Callable[[argparse.Namespace], Any], str, str], ...] = (
+    ("serve", lambda args: True, "fastapi", "serve"),
+    ("serve", lambda args: True, "uvicorn", "serve"),
+    ("serve", lambda args: True, "pebble", "serve"),
+    ("bench", lambda args: args.plots, "matplotlib", "plots"),
+    ("bench", lambda args: args.cluster, "distributed", "cluster"),
+    ("render", _wants_png, "cairosvg", "render"),
+)
+
+
+def require_extras(args: argparse.Namespace) -> None:
+    for command, applies, module, extra in EXTRAS:
+        if args.command == command and applies(args):
+            require(module, extra)
 
 
 def _format(args: argparse.Namespace) -> str:
@@ -56,24 +108,28 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def cmd_solve(args: argparse.Namespace) -> int:
     if args.source == "18xx":
-        from hexrail.io.g18xx import solve_stream
+        return _solve_18xx(args)
+    from hexrail.io.native import load_position
+    from hexrail.solve import solve
 
-        return solve_stream(args.position, sys.stdout, time_limit=args.time_limit,
-                            objective=args.objective)
-    from hexrail import solve
-
-    plan = solve(args.position, time_limit=args.time_limit, objective=args.objective)
-    _print_plan(plan, _format(args))
+    pos = load_position(args.position)
+    plan = solve(pos, time_limit=args.time_limit, objective=args.objective)
+    fmt = _format(args)
+    _print_plan(plan, fmt)
+    # an 18xx.games export of a title without a profile of its own: say so where a person looks
+    if pos.meta.get("rules_covered") is False:
+        log.warning(pos.meta["rules_note"])
+        if fmt == "table":
+            print(f"rules: {pos.meta['rules_note']}")
     return 0
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
     from hexrail.io.native import read_json
-    from hexrail.plan import plan_from_json
     from hexrail.validate import check_plan
 
-    plan = plan_from_json(read_json(Path(args.plan), "plan"))
-    report = check_plan(args.position, plan, objective=args.objective)
+    # the document itself, not a parsed Plan: the validator compares the totals it claims
+    report = check_plan(args.position, read_json(Path(args.plan), "plan"), objective=args.objective)
     if _format(args) == "json":
         print(json.dumps(report.to_json(), indent=2))
     else:
@@ -81,56 +137,203 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return 0 if report.legal else 1
 
 
-def cmd_score(args: argparse.Namespace) -> int:
-    from hexrail.io.g18xx import score_stream
+# -- streams over 18xx.games positions: one output line per input line, in input order ----------
 
-    return score_stream(args.positions, sys.stdout, fmt=_format(args))
+
+def _records(path: str, make: Callable[[Any], dict]) -> Iterator[dict]:
+    """`make(position)` for every position of `path` (``-``: stdin), each with its ``line``; a
+    line that cannot be read gives an ``error`` record. Empty input is an error, not silence."""
+    from hexrail.io.g18xx import read_positions
+
+    count = 0
+    for number, data in read_positions(path):
+        count += 1
+        if isinstance(data, HexrailError):
+            yield {"title": None, "fixture": None, "action_index": None, "line": number,
+                   "error": str(data)}
+        else:
+            yield {**make(data), "line": number}
+    if not count:
+        raise HexrailError("no positions: the input is empty", where="stdin" if path == "-" else path)
+
+
+class _RulesNotes:
+    """Warn once per title solved under the generic rules because it has no profile of its own."""
+
+    def __init__(self, verb: str):
+        self.verb = verb
+        self.seen: set[str] = set()
+
+    def __call__(self, record: dict) -> bool:
+        """True when the record's title is not covered (and warn the first time)."""
+        if record.get("rules_covered") is not False:
+            return False
+        title = str(record.get("title"))
+        if title not in self.seen:
+            self.seen.add(title)
+            log.warning(f"{title} has no rules profile; its own rules may differ: {self.verb} under "
+                        f"the generic rules (first at line {record['line']})")
+        return True
+
+
+def _cell(value: Any) -> str:
+    return "" if value is None else str(value)
+
+
+def _solve_18xx(args: argparse.Namespace) -> int:
+    """``solve --from 18xx``: the JSON lines of `solve_record`, or a table row per position.
+
+    Every result line has the same keys; the one-off warm-up (loading the compiled kernels, not
+    counted in any line's ``seconds``) is logged to stderr with ``-v``.
+    """
+    from hexrail.io.g18xx import solve_record, warm_up
+
+    fmt = _format(args)
+    notes = _RulesNotes("solved")
+    warmed = False
+    status = 0
+    fallback = False
+    head = (f"{'line':>5}  {'title':<8} {'fixture':<28} {'action':>6}  {'company':<8} {'income':>9}  "
+            f"{'proof':<10} {'vs best':>7}  {'seconds':>8}  rules")
+
+    def solved(data: Any) -> dict:
+        nonlocal warmed
+        if not warmed:
+            warmed = True
+            log.info(f"warm-up: loaded the compiled solver in {warm_up():.2f} s")
+        return solve_record(data, time_limit=args.time_limit, objective=args.objective)
+
+    for k, record in enumerate(_records(args.position, solved)):
+        if fmt == "table" and k == 0:
+            print(f"{head}\n{'-' * len(head)}")
+        if "error" in record:
+            status = 2
+            line = f"{record['line']:>5}  error: {record['error']}"
+        else:
+            uncovered = notes(record)
+            fallback |= uncovered
+            income = str(record["revenue"]) + (f"+{record['subsidy']}" if record["subsidy"] else "")
+            proof = "optimal" if record["optimal"] else f"<= {record['upper_bound']}"
+            rules = "generic (fallback)" if uncovered else record["profile"]
+            line = (f"{record['line']:>5}  {_cell(record['title']):<8} {_cell(record['fixture']):<28} "
+                    f"{_cell(record['action_index']):>6}  {_cell(record['entity']):<8} {income:>9}  "
+                    f"{proof:<10} {_cell(record['vs_best_recorded']) or '-':>7}  "
+                    f"{record['seconds']:>8.3f}  {rules}")
+        print(line if fmt == "table" else json.dumps(record), flush=True)
+    if fmt == "table" and fallback:
+        print("generic (fallback): the title has no rules profile of its own; solved under the "
+              "generic rules, which may differ from its own")
+    return status
+
+
+def _verdict(scored: dict | None) -> str:
+    """A score table cell: 18xx.games' figure / ours."""
+    if scored is None:
+        return "-"
+    engine = f"{scored['engine_revenue']}" if scored["engine_legal"] else "illegal"
+    if not scored.get("checkable"):
+        return f"{engine} / unchecked"
+    ours = f"{scored['revenue']}" if scored["legal"] else "illegal"
+    return f"{engine} / {ours} {'ok' if scored['agree'] else 'DIFFER'}"
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    """``score``: 0 when we agree with 18xx.games on every position whose rules we cover, 1
+    otherwise, 2 when a line could not be read."""
+    from hexrail.io.g18xx import score_record
+
+    fmt = _format(args)
+    notes = _RulesNotes("scored")
+    status = 0
+    head = (f"{'line':>5}  {'title':<6} {'fixture':<28} {'action':>6}  {'players: 18xx / ours':<26}  "
+            f"{'auto-router: 18xx / ours':<26}  rules")
+    for k, record in enumerate(_records(args.positions, score_record)):
+        if fmt == "table" and k == 0:
+            print(f"{head}\n{'-' * len(head)}")
+        if "error" in record:
+            status = 2
+            line = f"{record['line']:>5}  error: {record['error']}"
+        else:
+            uncovered = notes(record)
+            if not record["agree"] and not uncovered:
+                status = max(status, 1)
+            line = (f"{record['line']:>5}  {_cell(record['title']):<6} {_cell(record['fixture']):<28} "
+                    f"{_cell(record['action_index']):>6}  {_verdict(record.get('submitted')):<26}  "
+                    f"{_verdict(record.get('auto_router')):<26}  "
+                    f"{'not covered: generic (fallback)' if uncovered else 'covered'}")
+        print(line if fmt == "table" else json.dumps(record), flush=True)
+    return status
 
 
 def cmd_corpus(args: argparse.Namespace) -> int:
     from hexrail.corpus import run_corpus
 
     return run_corpus(args.files, sys.stdout, time_limit=args.time_limit, workers=args.workers,
-                      progress=not args.no_progress, json_out=args.json)
+                      progress=not (args.no_progress or args.quiet), json_out=args.json)
+
+
+class _Parser(argparse.ArgumentParser):
+    """Usage errors in one line, as input errors are (the usage is one ``--help`` away)."""
+
+    def error(self, message: str) -> Any:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _version() -> str:
+    import hexrail
+
+    return f"hexrail {hexrail.__version__}"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="hexrail", description=__doc__.splitlines()[0])
+    parser = _Parser(prog="hexrail", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=_version())
+    # -v/-q before or after the command: the command's copies must not reset the counts given
+    # before it, hence SUPPRESS there
+    for target, default in ((parser, 0), (common := _Parser(add_help=False),
+                                          argparse.SUPPRESS)):
+        target.add_argument("-v", "--verbose", action="count", default=default,
+                            help="more notes on stderr (the solver's warm-up time)")
+        target.add_argument("-q", "--quiet", action="count", default=default,
+                            help="errors only on stderr: no warnings, no progress bar")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("demo", help="solve a bundled example position and print the plan")
+    def add(name: str, **kwargs: Any) -> argparse.ArgumentParser:
+        return sub.add_parser(name, parents=[common], **kwargs)
+
+    p = add("demo", help="solve a bundled example position and print the plan")
     p.add_argument("example", nargs="?", default="demo", help="example name (default: demo)")
     p.add_argument("--format", choices=("table", "json"))
-    p.add_argument("--time-limit", type=float, default=None, help="seconds")
+    p.add_argument("--time-limit", type=seconds, default=None, help="seconds")
     p.set_defaults(func=cmd_demo)
 
-    p = sub.add_parser("solve", help="the best plan for a position")
+    p = add("solve", help="the best plan for a position")
     p.add_argument("position", help="position file (native JSON, or 18xx.games JSON lines with --from 18xx)")
     p.add_argument("--from", dest="source", choices=("native", "18xx"), default="native",
                    help="input format (18xx: schema 18xx-route-position/1, one per line)")
     p.add_argument("--format", choices=("table", "json"),
                    help="output format (default: table on a terminal, else json)")
-    p.add_argument("--time-limit", type=float, default=None, help="seconds per position")
+    p.add_argument("--time-limit", type=seconds, default=None, help="seconds per position")
     p.add_argument("--objective", choices=("income", "revenue"), default="income",
                    help="maximise revenue + subsidy (income, default) or revenue alone")
     p.set_defaults(func=cmd_solve)
 
-    p = sub.add_parser("validate", help="check a plan's routes and print their revenue")
+    p = add("validate", help="check a plan's routes and print their revenue")
     p.add_argument("position")
     p.add_argument("plan")
     p.add_argument("--format", choices=("table", "json"))
     p.add_argument("--objective", choices=("income", "revenue"), default="income")
     p.set_defaults(func=cmd_validate)
 
-    p = sub.add_parser("score", help="re-score the routes stored in 18xx.games positions")
+    p = add("score", help="re-score the routes stored in 18xx.games positions")
     p.add_argument("--from", dest="source", choices=("18xx",), default="18xx")
     p.add_argument("positions")
     p.add_argument("--format", choices=("table", "json"))
     p.set_defaults(func=cmd_score)
 
-    p = sub.add_parser("corpus", help="summary per title over 18xx.games position files")
+    p = add("corpus", help="summary per title over 18xx.games position files")
     p.add_argument("files", nargs="+")
-    p.add_argument("--time-limit", type=float, default=None, help="seconds per position")
+    p.add_argument("--time-limit", type=seconds, default=None, help="seconds per position")
     p.add_argument("--workers", type=int, default=1, help="processes (default 1)")
     p.add_argument("--json", help="also write every per-position result to this JSON-lines file")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -148,16 +351,41 @@ def build_parser() -> argparse.ArgumentParser:
             if err.name is None or not err.name.startswith(module.rsplit(".", 1)[0]):
                 raise
             continue  # not part of this installation
-        p = sub.add_parser(name, help=text)
+        p = add(name, help=text)
         mod.add_arguments(p)
+        for action in p._actions:  # one rule for every --time-limit, wherever it is declared
+            if action.dest == "time_limit":
+                action.type = seconds
         p.set_defaults(func=mod.run)
     return parser
+
+
+class _Notes(logging.Formatter):
+    """``hexrail: warning: ...`` for warnings and errors, ``hexrail: ...`` for the rest."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        if record.levelno >= logging.WARNING:
+            return f"hexrail: {record.levelname.lower()}: {record.getMessage()}"
+        return f"hexrail: {record.getMessage()}"
+
+
+def _setup_logging(verbose: int, quiet: int) -> None:
+    """Notes go to stderr: warnings by default, info with -v, debug with -vv, errors with -q."""
+    for handler in [h for h in log.handlers if isinstance(h.formatter, _Notes)]:
+        log.removeHandler(handler)  # main() may run again in one process, on another stderr
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_Notes())
+    log.addHandler(handler)
+    log.propagate = False
+    log.setLevel(min(max(logging.WARNING + 10 * (quiet - verbose), logging.DEBUG), logging.CRITICAL))
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    _setup_logging(args.verbose, args.quiet)
     try:
+        require_extras(args)
         return args.func(args)
     except HexrailError as err:
         print(f"hexrail: error: {err}", file=sys.stderr)

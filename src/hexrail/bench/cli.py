@@ -20,12 +20,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--time-limit", type=float, default=None, help="seconds per position")
     parser.add_argument("--workers", type=int, default=1, help="local processes (default 1: here)")
     parser.add_argument("--cluster", metavar="ADDRESS",
-                        help="run on this Dask distributed scheduler (tcp://host:port)")
+                        help="run on this Dask distributed scheduler (tcp://host:port; needs the "
+                             "'cluster' extra)")
     parser.add_argument("--memory", choices=("rss", "tracemalloc"), default="rss",
                         help="memory peak: the worker's peak RSS (default) or tracemalloc per "
                              "call (slows the timed call)")
     parser.add_argument("--json", metavar="FILE", help="write the full report as JSON")
-    parser.add_argument("--plots", metavar="DIR", help="write PNG and SVG plots into DIR")
+    parser.add_argument("--plots", metavar="DIR",
+                        help="write PNG and SVG plots into DIR (needs the 'plots' extra)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
@@ -35,8 +37,8 @@ def run(args: argparse.Namespace) -> int:
 
     algorithms = args.algorithms or ["exact", "greedy"]
     doc = bench(args.positions, algorithms, time_limit=args.time_limit, workers=args.workers,
-                cluster=args.cluster, memory=args.memory, progress=not args.no_progress,
-                plots=args.plots)
+                cluster=args.cluster, memory=args.memory, plots=args.plots,
+                progress=not (args.no_progress or getattr(args, "quiet", 0)))
     from hexrail.bench.report import format_table
 
     print(format_table(doc["summary"]))
