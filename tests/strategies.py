@@ -266,10 +266,11 @@ def _hex_nodes(draw, offboard: bool, free_stops: bool = True) -> list[dict]:
 @st.composite
 def positions(draw, min_hexes: int = 2, max_hexes: int = 12, max_big_hexes: int = 8,
               max_trains: int = 3, free_stops: bool = True, profile: str = "generic",
-              single_double: bool = False) -> dict:
+              single_double: bool = False, town_sides: bool = False) -> dict:
     """A random small valid native position document (see the module docstring).
 
-    With `single_double`, some shared sides carry single track on one side and double track on
+    With `town_sides`, some towns are drawn at a hex side (``loc``). With `single_double`,
+    some shared sides carry single track on one side and double track on
     the other (which only a profile joining them, 1831, connects).
 
     `profile` is ``"generic"``, ``"test-extras"`` (`ExtrasProfile`) or ``"1860"`` (N+M trains,
@@ -377,6 +378,11 @@ def positions(draw, min_hexes: int = 2, max_hexes: int = 12, max_big_hexes: int 
     }
     if state:
         doc["state"] = state
+    if town_sides:  # some towns drawn at a hex side (or half side): their stretch is shared
+        for spec in hexes.values():
+            for node in spec.get("nodes", ()):
+                if node["kind"] in ("town", "halt") and draw(st.booleans()):
+                    node["loc"] = draw(st.sampled_from(["0", "1", "2", "3", "4", "5", "2.5"]))
     return doc
 
 

@@ -26,6 +26,22 @@ import numpy as np
 from hexrail.model.hexgrid import facing_lanes, opposite
 from hexrail.model.position import Position
 
+# Marks of a chain's end at a node (`TrackGraph.chain_terminal`): terminal track ends a route
+# there; two ends marked STRETCH at one town are one piece of track, never passed between.
+TERMINAL = 1
+STRETCH = 2
+
+
+def may_pass(arrived: int, leaving: int) -> bool:
+    """May a route pass through a node, arriving by a chain end marked `arrived` and leaving
+    by one marked `leaving`?
+
+    >>> may_pass(0, 0), may_pass(TERMINAL, 0), may_pass(STRETCH, 0), may_pass(STRETCH, STRETCH)
+    (True, False, True, False)
+    """
+    return not ((arrived | leaving) & TERMINAL or arrived & leaving & STRETCH)
+
+
 STOP_KIND_BITS = {"city": 1, "town": 2, "offboard": 4, "halt": 8}
 KIND_CODES = {"city": 0, "town": 1, "offboard": 2, "halt": 3, "junction": 4, "pass": 5}
 
@@ -46,7 +62,7 @@ class TrackGraph:
     vertex_side_hex: np.ndarray  # int32[n_vertices, 2]: hex on side 0/1 of a branch point
     chain_ends: np.ndarray  # int32[n_chains, 2]: vertex at end a, end b
     chain_side: np.ndarray  # int8[n_chains, 2]: side of the branch point at each end (-1 at nodes)
-    chain_terminal: np.ndarray  # bool[n_chains, 2]: terminal track at that end's node
+    chain_terminal: np.ndarray  # int8[n_chains, 2] at that end's node: TERMINAL, STRETCH bits
     chain_crossings: np.ndarray  # int32[n_chains]: hexsides crossed inside the chain
     chain_path_ptr: np.ndarray
     chain_paths: np.ndarray  # int32: path ids in order from end a to end b
@@ -60,6 +76,7 @@ class TrackGraph:
     path_hex: np.ndarray  # int32[n_paths]
     n_paths: int
     n_hexsides: int
+    n_stretches: int  # towns drawn at a hex side whose stretch of track is a resource
     words: int
     node_index: dict = field(repr=False)  # "E5-0" → node id (the original, for a twin)
     node_twin: np.ndarray = field(repr=False)  # int32[n_nodes]: original of a twin, or -1
@@ -75,7 +92,7 @@ class TrackGraph:
 
     @property
     def n_resources(self) -> int:
-        return self.n_paths + self.n_hexsides
+        return self.n_paths + self.n_hexsides + self.n_stretches
 
     def chain_path_list(self, chain: int, reverse: bool = False) -> list[int]:
         paths = self.chain_paths[self.chain_path_ptr[chain]:self.chain_path_ptr[chain + 1]].tolist()
@@ -248,6 +265,22 @@ def compile_track(pos: Position, gauge: str = "broad", extra_resources: int = 0,
                 continue  # a loop back to its own vertex can never be part of a route
             chains.append({"a": first, "b": last, "paths": paths, "crossings": crossings})
 
+    # The stretch of track beside a town drawn at a hex side (`Tile.stretches`): one resource
+    # per town, held by every chain that joins it from another side, and a mark at that end
+    # (a route may not come in by one such chain and leave by another).
+    stretch_of: dict[int, int] = {}  # path id -> stretch resource
+    stretch_ids: dict[tuple[str, int], int] = {}
+    first_path = 0  # global id of each hex's first path
+    for h in pos.hexes:
+        for k, town in h.tile.stretches().items():
+            stretch_of[first_path + k] = stretch_ids.setdefault((h.id, town), len(stretch_ids))
+        first_path += len(h.tile.paths)
+    for ch in chains:
+        for key, pid in (("a", ch["paths"][0]), ("b", ch["paths"][-1])):
+            v, side, term = ch[key]
+            if pid in stretch_of and v < n_nodes:
+                ch[key] = (v, side, int(term) | STRETCH)
+                ch.setdefault("stretch", set()).add(stretch_of[pid])
     for ch in list(chains):  # the twins' copies of the chains at their originals
         ends = [[ch[e]] + ([(twin_of[ch[e][0]], *ch[e][1:])] if ch[e][0] in twin_of else [])
                 for e in ("a", "b")]
@@ -256,11 +289,12 @@ def compile_track(pos: Position, gauge: str = "broad", extra_resources: int = 0,
                 if (a, b) != (ch["a"], ch["b"]):
                     chains.append({**ch, "a": a, "b": b})
 
-    words = max(1, (n_paths + len(point_members) + extra_resources + 63) // 64)
+    n_res = n_paths + len(point_members) + len(stretch_ids)
+    words = max(1, (n_res + extra_resources + 63) // 64)
     n_chains = len(chains)
     chain_ends = np.zeros((n_chains, 2), np.int32)
     chain_side = np.full((n_chains, 2), -1, np.int8)
-    chain_terminal = np.zeros((n_chains, 2), np.bool_)
+    chain_terminal = np.zeros((n_chains, 2), np.int8)
     chain_crossings = np.zeros(n_chains, np.int32)
     chain_res = np.zeros((n_chains, words), np.uint64)
     path_ptr = [0]
@@ -270,9 +304,10 @@ def compile_track(pos: Position, gauge: str = "broad", extra_resources: int = 0,
     for c, ch in enumerate(chains):
         chain_ends[c] = (ch["a"][0], ch["b"][0])
         chain_side[c] = (ch["a"][1], ch["b"][1])
-        chain_terminal[c] = (ch["a"][2], ch["b"][2])
+        chain_terminal[c] = (int(ch["a"][2]), int(ch["b"][2]))
         chain_crossings[c] = len(ch["crossings"])
-        for r in ch["paths"] + [n_paths + pt for pt in ch["crossings"]]:
+        stretch = [n_paths + len(point_members) + x for x in sorted(ch.get("stretch", ()))]
+        for r in ch["paths"] + [n_paths + pt for pt in ch["crossings"]] + stretch:
             chain_res[c, r >> 6] |= np.uint64(1) << np.uint64(r & 63)
         flat_paths.extend(ch["paths"])
         path_ptr.append(len(flat_paths))
@@ -320,6 +355,7 @@ def compile_track(pos: Position, gauge: str = "broad", extra_resources: int = 0,
         path_hex=np.asarray(path_hex, np.int32),
         n_paths=n_paths,
         n_hexsides=len(point_members),
+        n_stretches=len(stretch_ids),
         words=words,
         node_index={ref: i for i, ref in enumerate(node_ref[:n_real])},
         node_twin=np.asarray([-1] * n_real + list(twin_of), np.int32),

@@ -181,6 +181,31 @@ class Tile:
         return replace(self, paths=tuple(p.rotated(ticks) for p in self.paths),
                        rotation=(self.rotation + ticks) % 6)
 
+    def town_side(self, node: Node) -> float | None:
+        """The hex side (after rotation; maybe a half side such as 3.5) at which a town is
+        drawn, from its ``loc``; None for a town at the centre, and for other nodes."""
+        if node.kind not in ("town", "halt") or node.loc is None:
+            return None
+        try:
+            loc = float(node.loc)
+        except ValueError:
+            return None  # a named place ("center") is not a side
+        return (loc + self.rotation) % 6
+
+    def stretches(self) -> dict[int, int]:
+        """Paths that run along the stretch of track beside a town drawn at a hex side: per
+        path index, the town's node index. They join the town from sides other than its own
+        and are one piece of track: a route or plan uses at most one of them (docs/rules.md,
+        generic: "Towns drawn at a hex side")."""
+        sides = {n.index: self.town_side(n) for n in self.nodes}
+        out: dict[int, int] = {}
+        for k, path in enumerate(self.paths):
+            for end, other in ((path.a, path.b), (path.b, path.a)):
+                side = None if end.is_edge else sides.get(end.node)
+                if side is not None and other.is_edge and other.edge != side:
+                    out[k] = end.node
+        return out
+
     def node(self, index: int) -> Node:
         for node in self.nodes:
             if node.index == index:

@@ -40,6 +40,10 @@ class _Board:
                         self.at_side.setdefault((h.id, end.edge, end.lane), []).append(((h.id, k), end_no))
                     else:
                         self.at_node.setdefault((h.id, end.node), []).append(((h.id, k), end_no))
+        # paths along the stretch beside a town drawn at a hex side: one piece of track
+        self.stretch: dict[PathKey, NodeKey] = {
+            (h.id, k): (h.id, town) for h in pos.hexes for k, town in h.tile.stretches().items()
+            if (h.id, k) in self.path}
         self.widths: dict[tuple[str, int], set[int]] = {}  # track widths at each hex side
         for h_id, edge, (width, _) in self.at_side:
             self.widths.setdefault((h_id, edge), set()).add(width)
@@ -87,6 +91,12 @@ class _Board:
         else:
             key = frozenset({(hex_id, end.edge, *end.lane), (nb, side, *lanes[0])})
         return key, [q for lane in lanes for q in self.at_side.get((nb, side, lane), ())]
+
+    def track(self, paths, lanes) -> frozenset:
+        """What a walk over `paths` and hex-side `lanes` holds that no other route may: those,
+        and the stretch beside each town its paths run along."""
+        return (frozenset(paths) | frozenset(lanes)
+                | frozenset(("stretch", self.stretch[p]) for p in paths if p in self.stretch))
 
     def soft_block(self, key: NodeKey) -> bool:
         """Blocked, but a bypass lets a train through (a city or pass full of other tokens)."""

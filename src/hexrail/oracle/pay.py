@@ -49,7 +49,7 @@ def _score_route(board: _Board, walk: _Walk, objective: str) -> ReferenceRoute |
         counted=tuple(_ref(s) for s in walk.stops if s in counted),
         paid=tuple(_ref(s) for s in walk.stops if s in paid),
         revenue=revenue + bonus, subsidy=subsidy, bonus=bonus, bypass=walk.bypass,
-        crossings=len(walk.lanes), track=frozenset(walk.paths) | frozenset(walk.lanes),
+        crossings=len(walk.lanes), track=board.track(walk.paths, walk.lanes),
         nodes=tuple(_ref(n) for n in walk.nodes), span=_span(board, walk))
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
+from itertools import chain
 from typing import Any
 
 from hexrail.errors import HexrailError
@@ -85,7 +86,7 @@ def _extend_run(board: _Board, run, start: int, cycle: list[NodeKey], visits: li
             train=board.train.id, paths=tuple(f"{h}:{k}" for h, k in paths),
             stops=tuple(_ref(v) for v in visits), counted=tuple(_ref(v) for v in visits),
             paid=tuple(_ref(v) for v in visits), revenue=revenue, subsidy=0, bonus=0, bypass=0,
-            crossings=len(lanes), track=frozenset(paths) | frozenset(lanes),
+            crossings=len(lanes), track=board.track(paths, lanes),
             nodes=tuple(_ref(n) for n in nodes))
     if len(visits) >= run.max_visits:
         return
@@ -110,6 +111,10 @@ def _legs(board: _Board, a: NodeKey, b: NodeKey, used_paths: set, used_lanes: se
                 continue
             if arrived is not None and (arrived.terminal or board.path[pkey].terminal):
                 continue
+            town = board.stretch.get(pkey)
+            if town is not None and any(board.stretch.get(q) == town
+                                        for q in chain(used_paths, leg_paths)):
+                continue  # a town's stretch of track once per run
             yield from run_path(pkey, 1 - end_no)
 
     def run_path(pkey: PathKey, out_end: int):
@@ -196,6 +201,8 @@ def _leave_node(board: _Board, walk: _Walk, v: NodeKey, arrived: Path | None, gr
         path = board.path[pkey]
         if arrived is not None and path.terminal:
             continue  # passing through v by a terminal path
+        if walk.paths and board.stretch.get(walk.paths[-1]) == v == board.stretch.get(pkey):
+            continue  # in by one path along a town's stretch and out by another: the same track
         yield from _run_path(board, walk, pkey, 1 - end_no, groups, max_bypass, hex_limit, fits)
     walk.bypass -= spend
 

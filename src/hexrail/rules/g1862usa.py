@@ -51,7 +51,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from hexrail.errors import HexrailError
-from hexrail.graph.track import compile_track
+from hexrail.graph.track import compile_track, may_pass
 from hexrail.model.position import Hex, Position, Train
 from hexrail.model.tile import Node
 from hexrail.model.trains import TrainSpec
@@ -262,8 +262,9 @@ def _legal_route(graph, v0: int, target: set[int], closed: list[bool], noreenter
                 if v >= n_nodes:
                     if graph.chain_side[c, end] == graph.chain_side[a, 1 if afwd else 0]:
                         continue  # a branch point is crossed, never turned back at
-                elif graph.chain_terminal[c, end] or graph.chain_terminal[a, 1 if afwd else 0]:
-                    continue  # terminal track ends the route
+                elif not may_pass(graph.chain_terminal[a, 1 if afwd else 0],
+                                  graph.chain_terminal[c, end]):
+                    continue  # terminal track ends the route; a town's stretch is not passed
             out.append((far[u], c, end == 0, u))
         out.sort()
         return [(c, fwd, u) for _, c, fwd, u in out]

@@ -741,13 +741,15 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
                     continue
                 add_cross = 1
             elif not is_root or (phase == 2 and split > 1):
-                if chain_terminal[c, end]:
-                    continue
+                leaving = chain_terminal[c, end]
                 if is_root:
                     # the anchor in the middle of the route: arm 1 left it by chain f_chain[1]
-                    if chain_terminal[f_chain[1], 0 if f_fwd[1] else 1]:
-                        continue
-                elif chain_terminal[arrived, 1 if f_fwd[d] else 0]:
+                    came = chain_terminal[f_chain[1], 0 if f_fwd[1] else 1]
+                else:
+                    came = chain_terminal[arrived, 1 if f_fwd[d] else 0]
+                # terminal track ends the route at its node; the two ends of a town's stretch
+                # (`graph.track.STRETCH`) are one piece of track, never passed between
+                if (came | leaving) & 1 or came & leaving & 2:
                     continue
                 blk = node_block[v]
                 if blk == HARD_BLOCK:

@@ -8,7 +8,7 @@ from itertools import combinations
 
 import numpy as np
 
-from hexrail.graph.track import TrackGraph
+from hexrail.graph.track import TrackGraph, may_pass
 from hexrail.graph.trains import TrainData
 from hexrail.rules.base import CyclicRun
 from hexrail.search import _kernels as K
@@ -381,7 +381,8 @@ def with_cyclic_runs(graph: TrackGraph, td: TrainData, cands: Candidates,
                         if graph.chain_side[c, end] == graph.chain_side[arrived, 1 if fwd else 0]:
                             continue
                         add = 1
-                    elif graph.chain_terminal[c, end] or graph.chain_terminal[arrived, 1 if fwd else 0]:
+                    elif not may_pass(graph.chain_terminal[arrived, 1 if fwd else 0],
+                                      graph.chain_terminal[c, end]):
                         continue
                 new = chain_bits[c]
                 if u >= graph.n_nodes:

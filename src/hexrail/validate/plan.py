@@ -6,9 +6,9 @@ import itertools
 
 from hexrail.plan import Plan
 from hexrail.validate.board import _Board, _lane_str, _parse_node_ref
-from hexrail.validate.refs import NodeRef, PathRef, _path_str
+from hexrail.validate.refs import NodeRef, PathRef, _node_str, _path_str
 from hexrail.validate.route import _check_route, _Route
-from hexrail.validate.walk import _stops
+from hexrail.validate.walk import _stops, _stretches
 
 
 def _trace_routes(board: _Board, plan: Plan) -> list[_Route]:
@@ -38,6 +38,9 @@ def _shared_track_errors(board: _Board, routes: list[_Route]) -> list[str]:
             errors.append(f"{names} both use track {_path_str(ref)}")
         for key in sorted(set(a.walk.lanes) & set(b.walk.lanes)):
             errors.append(f"{names} both cross {_lane_str(key)}")
+        for town in sorted(set(_stretches(board, a.walk.paths)) & set(_stretches(board, b.walk.paths))):
+            errors.append(f"{names} both run along the track beside {_node_str(town)} (the town "
+                          "is drawn at a hex side)")
     return errors
 
 

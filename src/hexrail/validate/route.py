@@ -13,7 +13,7 @@ from hexrail.validate.board import (_Board, _entry, _gauge_ok, _lane_key, _lane_
                                     _parse_path_ref, _single_stop_walk, _trace, _Walk)
 from hexrail.validate.pay import _Pay
 from hexrail.validate.refs import MAX_WALKS, NodeRef, PathRef, _node_str, _path_str
-from hexrail.validate.walk import _gauge_errors, _repeated, _walk_errors
+from hexrail.validate.walk import _gauge_errors, _repeated, _stretch_errors, _walk_errors
 
 
 @dataclass
@@ -200,6 +200,7 @@ def _check_cyclic(board: _Board, train: Train,
         errors.append(f"uses track {_path_str(ref)} {n} times")
     for key, n in _repeated(walk.lanes):
         errors.append(f"crosses {_lane_str(key)} {n} times")
+    errors += _stretch_errors(board, walk.paths)
     leg: list[NodeRef] = []
     for ref in walk.nodes:
         if ref in leg:

@@ -68,6 +68,7 @@ def _repeat_errors(board: _Board, train: Train, walk: _Walk) -> list[str]:
         errors.append(f"uses track {_path_str(ref)} {n} times")
     for key, n in _repeated(walk.lanes):
         errors.append(f"crosses {_lane_str(key)} {n} times")
+    errors += _stretch_errors(board, walk.paths)
     revisits = {r.stop: r.between for r in board.profile.revisits(board.pos)}
     for ref, n in _repeated(walk.nodes):
         name = _node_str(ref)
@@ -78,6 +79,24 @@ def _repeat_errors(board: _Board, train: Train, walk: _Walk) -> list[str]:
             continue
         errors.append(f"visits node {name} {n} times")
     return errors
+
+
+def _stretches(board: _Board, paths) -> dict[NodeRef, list[PathRef]]:
+    """Per town drawn at a hex side, the paths of `paths` that run along the stretch of track
+    beside it (`Tile.stretches`)."""
+    out: dict[NodeRef, list[PathRef]] = {}
+    for ref in paths:
+        town = board.hex(ref[0]).tile.stretches().get(ref[1])
+        if town is not None:
+            out.setdefault((ref[0], town), []).append(ref)
+    return out
+
+
+def _stretch_errors(board: _Board, paths) -> list[str]:
+    """The track beside a town drawn at a hex side is one piece: one path along it at most."""
+    return [f"runs along the track beside {_node_str(town)} twice "
+            f"({', '.join(_path_str(r) for r in refs)}: the town is drawn at a hex side)"
+            for town, refs in _stretches(board, dict.fromkeys(paths)).items() if len(refs) > 1]
 
 
 def _revisit_error(board: _Board, train: Train, walk: _Walk, ref: NodeRef,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 from hexrail.errors import HexrailError
@@ -87,6 +88,11 @@ def _extra_tokens(raw: dict, kind: str, where: str) -> tuple[Token, ...]:
     if extras and kind not in ("city", "pass"):
         raise HexrailError(f"extra tokens placed on a {kind}", where=where)
     return tuple(Token(company) for company in extras)
+
+
+def _loc(side: float) -> str:
+    """A side as tile notation writes it: ``"2"``, ``"3.5"``."""
+    return str(int(side)) if side == int(side) else str(side)
 
 
 def _node(raw: Any, hex_id: str, k: int) -> tuple[Node, tuple[Token | None, ...] | None]:
@@ -196,8 +202,12 @@ def _hex(raw: Any, k: int) -> Hex:
     nodes_in = raw.get("nodes", [])
     if not isinstance(nodes_in, list):
         raise HexrailError("nodes must be a list", where=where)
+    sides: dict[int, float] = {}  # towns drawn at a hex side
     for j, node_raw in enumerate(nodes_in):
         node, slots = _node(node_raw, hex_id, j)
+        if isinstance(node_raw.get("edge"), (int, float)) and not isinstance(node_raw["edge"], bool) \
+                and node.kind in ("town", "halt"):
+            sides[node.index] = float(node_raw["edge"])
         if any(n.index == node.index for n in nodes):
             raise HexrailError(f"two nodes share index {node.index}", where=where)
         nodes.append(node)
@@ -221,6 +231,10 @@ def _hex(raw: Any, k: int) -> Hex:
         borders.append(Border(edge, str(b.get("type") or "impassable"), int(b.get("cost") or 0)))
     rot = raw.get("rot", 0)
     _int(rot, "rot", where)
+    # a town drawn at a hex side: its side, given after rotation, kept as the tile code's
+    # ``loc`` (before rotation), which `Tile.town_side` turns back
+    nodes = [replace(n, loc=_loc((sides[n.index] - rot) % 6)) if n.index in sides else n
+             for n in nodes]
     label = raw.get("label")
     extra = {key: raw[key] for key in ("preprinted", "stubs", "partitions", "reservations", "blockers",
                                        "hex_tokens") if key in raw}
