@@ -170,6 +170,54 @@ def test_health_profiles_and_schema(main):
     assert {"/solve", "/validate", "/render", "/health", "/profiles"} <= set(schema["paths"])
 
 
+def test_answers_are_what_the_openapi_schema_says(main):
+    """/openapi.json names a model for each answer, and the answers have only documented keys."""
+    from hexrail.server.models import HealthAnswer, ProfileAnswer, SolveAnswer, ValidateAnswer
+
+    paths = main.get("/openapi.json").json()["paths"]
+    for path, method, model in (("/solve", "post", "SolveAnswer"), ("/validate", "post", "ValidateAnswer"),
+                                ("/health", "get", "HealthAnswer")):
+        ok = paths[path][method]["responses"]["200"]["content"]["application/json"]["schema"]
+        assert ok["$ref"].endswith(f"/{model}"), (path, ok)
+        assert "ErrorAnswer" in json.dumps(paths[path][method]["responses"].get("422", {})) or path == "/health"
+
+    def documented(answer: dict, model) -> None:
+        model.model_validate(answer)
+        assert set(answer) <= set(model.model_fields), set(answer) - set(model.model_fields)
+
+    for position in (DEMO, g18xx_doc()):
+        solved = main.post("/solve", json={"position": position}).json()
+        documented(solved, SolveAnswer)
+        for route in solved["routes"]:
+            documented(route, SolveAnswer.model_fields["routes"].annotation.__args__[0])
+    report = main.post("/validate", json={"position": DEMO, "plan": main.post("/solve", json={"position": DEMO}).json()})
+    documented(report.json(), ValidateAnswer)
+    HealthAnswer.model_validate(main.get("/health").json())
+    for profile in main.get("/profiles").json():
+        documented(profile, ProfileAnswer)
+
+
+def test_docs_need_nothing_from_outside(main):
+    """Issue: /docs was blank offline (Swagger UI came from a CDN). Every script, style and icon
+    the page names is served by this server; without the package that ships Swagger UI the page
+    lists the endpoints itself."""
+    import re
+
+    page = main.get("/docs")
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    urls = re.findall(r"""(?:src|href)=["']([^"']+)""", page.text)
+    assert urls and all(u.startswith("/") for u in urls), urls
+    for url in urls:
+        assert main.get(url).status_code == 200, url
+    if "swagger-ui-bundle.js" in page.text:
+        assert "validatorUrl" in page.text
+        redoc = main.get("/redoc")
+        assert redoc.status_code == 200
+        assert all(u.startswith("/") for u in re.findall(r"""(?:src|href)=["']([^"']+)""", redoc.text))
+    else:
+        assert all(path in page.text for path in ("/solve", "/validate", "/render", "/health"))
+
+
 def test_solve_native_and_18xx_with_the_keys_of_the_cli_line(main, tmp_path, warm_solver):
     doc = g18xx_doc()
     src = tmp_path / "one.jsonl"

@@ -15,41 +15,71 @@ GET       /openapi.json the OpenAPI schema (``/docs`` shows it)
 
 A position is native (``hexrail-position/1``) or an 18xx.games export, recognised by its
 ``schema`` field (``18xx-route-position/1``). Bad input gets a 4xx with ``{"error", "where"}``
-naming the field, hex, company or train at fault; a body over ``max_body_bytes`` gets 413. Every
-solve runs under a time limit, the request's ``time_limit`` capped by ``max_time_limit``; a solve
-cut short returns its best plan with ``optimal: false`` and an honest ``upper_bound``. Jobs run in
-worker processes with a hard limit on top (`hexrail.server.jobs`), so no request can hang or crash
-the server.
+naming the field, hex, company or train at fault: a body over ``max_body_bytes`` gets 413, one
+not fully sent within ``body_timeout`` seconds 408, a document nested deeper, or with numbers
+larger, than `hexrail.io.limits` allows 422, before any of it reaches a worker
+(`hexrail.server.body`). Connections must send their headers within ``header_timeout`` seconds
+and one client address may hold ``max_client_connections`` (`hexrail.server.connections`).
+Every solve runs under a time limit, the request's ``time_limit`` capped by ``max_time_limit``;
+a solve cut short returns its best plan with ``optimal: false`` and an honest ``upper_bound``.
+
+Jobs run in worker processes with a hard limit on top, in two lanes (`hexrail.server.lanes`):
+work that proves light (a solve finished within ``light_time_limit``) is answered by the light
+lane while the heavy lane is busy, so it never waits behind heavy work; when the heavy lane is
+full, a heavy request gets 503 with ``Retry-After``. A worker killed or crashed is replaced and
+its job run again; a pool that fails is rebuilt (`hexrail.server.jobs`); ``/health`` answers 503
+while it is. No request can hang or crash the server.
 """
 
 from __future__ import annotations
 
-import json
+import asyncio
 from contextlib import asynccontextmanager
 from dataclasses import asdict, dataclass
-from typing import Any, Literal
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
-from pydantic import BaseModel, ConfigDict, Field
 
 import hexrail
 from hexrail.server import work
-from hexrail.server.jobs import JobError, Jobs
+from hexrail.server.body import BodyIntake, CheckedRoute, error_response
+from hexrail.server.docs import add_docs
+from hexrail.server.jobs import JobError
+from hexrail.server.lanes import Lanes
+from hexrail.server.models import (
+    HealthAnswer,
+    ProfileAnswer,
+    RenderRequest,
+    SolveAnswer,
+    SolveRequest,
+    ValidateAnswer,
+    ValidateRequest,
+    error_responses,
+)
 
 
 @dataclass(frozen=True)
 class ServerConfig:
     """The server's limits. Times are seconds."""
 
-    workers: int = 2
+    workers: int = 2  # heavy lane
     max_body_bytes: int = 4 * 1024 * 1024
     default_time_limit: float = 10.0
     max_time_limit: float = 30.0
     grace: float = 15.0  # hard limit = time limit + grace (loading, compiling, drawing)
-    max_pending: int = 64
+    max_pending: int = 64  # heavy lane: jobs running or queued
     worker_memory_bytes: int = 4 * 1024 ** 3  # address space per worker process; 0: no cap
+    light_workers: int = 1
+    light_time_limit: float = 0.5  # a probe's solve in the light lane
+    max_light_pending: int = 4  # light lane: jobs running or queued
+    body_timeout: float = 10.0  # a request's body must arrive within this after its headers
+    header_timeout: float = 10.0  # a connection must send a request's headers within this
+    keep_alive: int = 5  # an idle connection is closed after this, between requests
+    max_connections: int = 1024  # in all; past it uvicorn answers 503
+    max_client_connections: int = 32  # from one client address; past it 429
+    retry_after: int = 5  # the Retry-After of a 503 or 429
 
     def time_limit(self, asked: float | None) -> float:
         """The time limit a solve runs under: the request's, else the default, capped."""
@@ -57,92 +87,7 @@ class ServerConfig:
 
 
 # ------------------------------------------------------------------------------------------------
-# Request bodies
-
-
-class _Body(BaseModel):
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
-
-
-class SolveRequest(_Body):
-    position: dict[str, Any] = Field(description="native position or 18xx.games position export")
-    time_limit: float | None = Field(None, ge=0, description="seconds; capped by the server's maximum")
-    objective: Literal["income", "revenue"] = "income"
-
-
-class ValidateRequest(_Body):
-    position: dict[str, Any]
-    plan: dict[str, Any] = Field(description="hexrail-plan/1, or {'routes': [...]} in 18xx.games "
-                                             "route form (each route with 'track')")
-    objective: Literal["income", "revenue"] = "income"
-
-
-class RenderRequest(_Body):
-    position: dict[str, Any]
-    plan: dict[str, Any] | None = Field(None, description="routes to draw")
-    solve: bool = Field(False, description="solve the position and draw the best plan")
-    time_limit: float | None = Field(None, ge=0)
-    objective: Literal["income", "revenue"] = "income"
-    format: Literal["svg", "png"] = "svg"
-    size: float = Field(50.0, gt=0, le=500, description="hex radius in SVG units")
-    scale: float = Field(1.0, gt=0, le=4, description="PNG pixels per SVG unit")
-
-
-# ------------------------------------------------------------------------------------------------
-# Body size limit (plain ASGI, before anything reads the body)
-
-
-class BodyLimit:
-    """Refuse request bodies over `max_bytes` with 413, by header or by counting the stream."""
-
-    def __init__(self, app: Any, max_bytes: int):
-        self.app = app
-        self.max_bytes = max_bytes
-
-    async def _refuse(self, send: Any, size: str) -> None:
-        body = json.dumps({"error": f"request body of {size} bytes is over the limit of "
-                                    f"{self.max_bytes} bytes", "where": "body"}).encode()
-        await send({"type": "http.response.start", "status": 413,
-                    "headers": [(b"content-type", b"application/json"),
-                                (b"content-length", str(len(body)).encode()),
-                                (b"connection", b"close")]})
-        await send({"type": "http.response.body", "body": body})
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] != "http":
-            return await self.app(scope, receive, send)
-        length = dict(scope.get("headers") or ()).get(b"content-length")
-        if length is not None and length.isdigit() and int(length) > self.max_bytes:
-            return await self._refuse(send, length.decode())
-        chunks, size, more = [], 0, True
-        while more:  # read the whole (bounded) body, so nothing downstream sees a partial one
-            message = await receive()
-            if message["type"] != "http.request":
-                return
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > self.max_bytes:
-                return await self._refuse(send, f"more than {self.max_bytes}")
-            chunks.append(chunk)
-            more = message.get("more_body", False)
-        body, replayed = b"".join(chunks), False
-
-        async def replay() -> Any:
-            nonlocal replayed
-            if not replayed:
-                replayed = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
-
-        await self.app(scope, replay, send)
-
-
-# ------------------------------------------------------------------------------------------------
 # The application
-
-
-def _error(status: int, message: str, where: str | None = None) -> JSONResponse:
-    return JSONResponse({"error": message, "where": where}, status_code=status)
 
 
 def _field(loc: tuple) -> str:
@@ -155,78 +100,105 @@ def _field(loc: tuple) -> str:
 
 
 def create_app(config: ServerConfig | None = None) -> FastAPI:
-    """The ASGI application; its worker pool starts and stops with it (lifespan)."""
+    """The ASGI application; its worker lanes start and stop with it (lifespan)."""
     config = config or ServerConfig()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
-        app.state.jobs = Jobs(config.workers, config.max_pending, config.worker_memory_bytes)
-        await app.state.jobs.ready()
+        app.state.lanes = Lanes(workers=config.workers, max_pending=config.max_pending,
+                                light_workers=config.light_workers,
+                                max_light_pending=config.max_light_pending,
+                                light_time_limit=config.light_time_limit,
+                                memory_bytes=config.worker_memory_bytes, retry_after=config.retry_after)
+        await app.state.lanes.ready()
+        watch = asyncio.create_task(app.state.lanes.watch())
         try:
             yield
         finally:
-            app.state.jobs.close()
+            watch.cancel()
+            app.state.lanes.close()
 
     app = FastAPI(title="hexrail", version=hexrail.__version__, lifespan=lifespan,
-                  description=__doc__.split("\n\n", 1)[0])
+                  description=__doc__.split("\n\n", 1)[0], docs_url=None, redoc_url=None)
+    app.router.route_class = CheckedRoute  # JSON bodies parsed and checked before FastAPI reads them
 
     @app.exception_handler(RequestValidationError)
     async def bad_request(request: Request, exc: RequestValidationError) -> JSONResponse:
         first = exc.errors()[0]
         if first.get("type") == "json_invalid":
-            return _error(400, f"malformed JSON: {first.get('ctx', {}).get('error', first['msg'])}",
-                          "body")
+            return error_response(400, f"malformed JSON: {first.get('ctx', {}).get('error', first['msg'])}",
+                                  "body")
         where = _field(tuple(first.get("loc", ())))
         if where == "body":
-            return _error(422, "the body must be a JSON object (Content-Type: application/json) "
-                               "with the fields this endpoint documents", "body")
+            return error_response(422, "the body must be a JSON object (Content-Type: application/json) "
+                                       "with the fields this endpoint documents", "body")
         extra = f" (and {len(exc.errors()) - 1} more)" if len(exc.errors()) > 1 else ""
-        return _error(422, f"{where}: {first['msg']}{extra}", where)
+        return error_response(422, f"{where}: {first['msg']}{extra}", where)
 
-    async def run(fn: Any, payload: dict, timeout: float) -> Any:
+    async def run(fn: Any, payload: dict, time_limit: float, request: Request, probe: bool = True) -> Any:
+        """The job's ``{"ok": ...}`` answer, or the error response to send."""
         try:
-            out = await app.state.jobs.run(fn, payload, timeout=timeout)
+            out = await app.state.lanes.run(fn, payload, time_limit=time_limit, grace=config.grace,
+                                            body=await request.body(), probe=probe)
         except JobError as err:
-            return _error(err.status, str(err))
+            headers = {"Retry-After": str(err.retry_after)} if err.retry_after else None
+            return error_response(err.status, str(err), headers=headers)
         except Exception as err:  # noqa: BLE001 - an engine failure: say what it was, no traceback
             text = str(err)
-            return _error(500, text if text.startswith("internal error") else
-                          f"internal error: {type(err).__name__}: {text}")
+            return error_response(500, text if text.startswith("internal error") else
+                                  f"internal error: {type(err).__name__}: {text}")
         if "error" in out:
-            return _error(422, out["error"], out.get("where"))
+            return error_response(422, out["error"], out.get("where"))
         return out
 
-    @app.post("/solve", summary="Best routes for the operating company's trains")
-    async def solve(req: SolveRequest) -> Any:
-        limit = config.time_limit(req.time_limit)
-        out = await run(work.solve_job, {**req.model_dump(), "time_limit": limit}, limit + config.grace)
-        return out if isinstance(out, Response) else out["ok"]
+    refusals = error_responses(400, 408, 413, 422, 429, 500, 503)
 
-    @app.post("/validate", summary="Check a plan's routes and recompute their revenue")
-    async def validate(req: ValidateRequest) -> Any:
-        out = await run(work.validate_job, req.model_dump(), config.max_time_limit + config.grace)
-        return out if isinstance(out, Response) else out["ok"]
+    @app.post("/solve", summary="Best routes for the operating company's trains",
+              responses={200: {"model": SolveAnswer}, **refusals})
+    async def solve(req: SolveRequest, request: Request) -> Any:
+        limit = config.time_limit(req.time_limit)
+        out = await run(work.solve_job, req.model_dump(), limit, request)
+        return out if isinstance(out, Response) else JSONResponse(out["ok"])
+
+    @app.post("/validate", summary="Check a plan's routes and recompute their revenue",
+              responses={200: {"model": ValidateAnswer}, **refusals})
+    async def validate(req: ValidateRequest, request: Request) -> Any:
+        out = await run(work.validate_job, req.model_dump(), config.max_time_limit, request)
+        return out if isinstance(out, Response) else JSONResponse(out["ok"])
 
     @app.post("/render", summary="Draw the board (and a plan) as SVG or PNG",
-              responses={200: {"content": {"image/svg+xml": {}, "image/png": {}}}})
-    async def render(req: RenderRequest) -> Any:
+              responses={200: {"content": {"image/svg+xml": {}, "image/png": {}}}, **refusals})
+    async def render(req: RenderRequest, request: Request) -> Any:
         limit = config.time_limit(req.time_limit)
-        out = await run(work.render_job, {**req.model_dump(), "time_limit": limit}, limit + config.grace)
+        # Drawing a PNG of millions of pixels is heavy work, whatever the board: no probe.
+        out = await run(work.render_job, req.model_dump(), limit, request, probe=req.format != "png")
         if isinstance(out, Response):
             return out
         return Response(out["ok"], media_type=out["media_type"])
 
-    @app.get("/health", summary="Liveness and limits")
-    async def health() -> dict:
-        return {"status": "ok", "version": hexrail.__version__, "pending": app.state.jobs.pending,
+    @app.get("/health", summary="Liveness and limits",
+             responses={200: {"model": HealthAnswer}, 503: {"model": HealthAnswer}})
+    async def health() -> JSONResponse:
+        lanes: Lanes = app.state.lanes
+        healthy = lanes.healthy
+        body = {"status": "ok" if healthy else "failing", "version": hexrail.__version__,
+                "pending": sum(lane.pending for lane in lanes.lanes),
+                "lanes": {lane.name: {"workers": lane.workers, "pending": lane.pending,
+                                      "max_pending": lane.max_pending, "healthy": lane.healthy,
+                                      "rebuilds": lane.rebuilds} for lane in lanes.lanes},
                 **asdict(config)}
+        if not healthy:
+            lanes.heal()  # reported as found; the next request finds a fresh pool
+        return JSONResponse(body, status_code=200 if healthy else 503)
 
-    @app.get("/profiles", summary="Rules profiles and their train types")
+    @app.get("/profiles", summary="Rules profiles and their train types",
+             response_model=list[ProfileAnswer])
     async def profiles() -> list[dict]:
         from hexrail.rules import profiles as registered
 
         return [{"name": name, "description": cls.description, "train_types": list(cls.train_types),
                  "options": dict(cls.options)} for name, cls in sorted(registered().items())]
 
-    app.add_middleware(BodyLimit, max_bytes=config.max_body_bytes)
+    add_docs(app)
+    app.add_middleware(BodyIntake, max_bytes=config.max_body_bytes, timeout=config.body_timeout)
     return app

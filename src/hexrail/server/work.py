@@ -1,7 +1,9 @@
 """What the server's worker processes do: one request's work, JSON in, JSON (or a picture) out.
 
 Each function takes the request's fields as plain data, so it can be sent to another process,
-and returns ``{"ok": body}``, or ``{"error": message, "where": field}`` for bad input (a
+and returns ``{"ok": body, "cut_short": bool}`` (``cut_short``: a solve stopped at its time
+limit before proving its plan optimal, so the server may give it longer, see
+`hexrail.server.lanes`), or ``{"error": message, "where": field}`` for bad input (a
 `HexrailError`: the message names the field, hex, company or train at fault). Anything else
 that goes wrong is raised and reported by the server as an internal error.
 
@@ -110,11 +112,12 @@ def solve_job(request: dict[str, Any]) -> dict[str, Any]:
                 if record["error"].startswith("internal error"):
                     raise RuntimeError(record["error"])  # reported as it is
                 return {"error": record["error"], "where": None}
-            return {"ok": record}
+            return {"ok": record, "cut_short": not record["optimal"]}
         pos = _load(data)
         start = time.perf_counter()
         plan = solve(pos, time_limit=time_limit, objective=objective)
-        return {"ok": native_record(pos, plan, time.perf_counter() - start, objective)}
+        return {"ok": native_record(pos, plan, time.perf_counter() - start, objective),
+                "cut_short": not plan.optimal}
     except HexrailError as err:
         return _failure(err)
 
@@ -127,7 +130,7 @@ def validate_job(request: dict[str, Any]) -> dict[str, Any]:
         pos = _load(request.get("position"))
         plan = _plan(request.get("plan"))
         report = check_plan(pos, plan, objective=request.get("objective", "income"))
-        return {"ok": report.to_json()}
+        return {"ok": report.to_json(), "cut_short": False}
     except HexrailError as err:
         return _failure(err)
 
@@ -139,16 +142,17 @@ def render_job(request: dict[str, Any]) -> dict[str, Any]:
 
     try:
         pos = _load(request.get("position"))
-        plan = None
+        plan, cut_short = None, False
         if request.get("plan") is not None:
             plan = _plan(request["plan"])
         elif request.get("solve"):
             plan = solve(pos, time_limit=request.get("time_limit"),
                          objective=request.get("objective", "income"))
+            cut_short = not plan.optimal
         svg = render_svg(pos, plan, size=request.get("size", 50.0))
         if request.get("format", "svg") == "png":
             png = svg_to_png(svg, scale=request.get("scale", 1.0), max_pixels=MAX_PNG_PIXELS)
-            return {"ok": png, "media_type": "image/png"}
-        return {"ok": svg.encode("utf-8"), "media_type": "image/svg+xml"}
+            return {"ok": png, "media_type": "image/png", "cut_short": cut_short}
+        return {"ok": svg.encode("utf-8"), "media_type": "image/svg+xml", "cut_short": cut_short}
     except HexrailError as err:
         return _failure(err)
