@@ -201,3 +201,43 @@ def test_fuzzed_documents_answer_or_name_the_fault(doc):
 def test_fuzzed_documents_longer_run(doc):
     note(json.dumps(doc, default=str)[:2000])
     _fuzz_one(doc)
+
+
+# -- 18xx.games exports and title state of the wrong kind ---------------------------------------------
+
+def _export(title: str) -> dict:
+    from conftest import corpus_missing, corpus_path
+
+    why = corpus_missing()
+    if why:
+        pytest.skip(why)
+    with (corpus_path() / f"{title}.jsonl").open() as f:
+        return json.loads(f.readline())
+
+
+@pytest.mark.parametrize("title, edit, match", [
+    ("1862", lambda d: d.update(title_state=5), r"^title_state: "),
+    ("1862", lambda d: d["title_state"].update(permits=5), r"^state.permits: must be an array"),
+    ("1860", lambda d: d["title_state"].update(train_info=3), r"^state.train_info: must be an object"),
+    ("18SJ", lambda d: d.setdefault("title_state", {}).update(assignments="x"),
+     r"^state.assignments: must be an object"),
+    ("1862", lambda d: d["entity"].update(home=5), r"^entity.home: "),
+    ("1862", lambda d: next(h for h in d["hexes"] if h.get("code")).update(code=[]), r"code: code must be"),
+    ("generic", lambda d: d["hexes"][0].update(borders=[{"edge": 1, "type": "water", "cost": "x"}]),
+     r"borders\[0\]: cost must be an integer"),
+])
+def test_wrong_kinds_in_an_export_name_the_field(title, edit, match):
+    doc = _export(title)
+    edit(doc)
+    refused(doc, match)
+
+
+def test_a_company_without_trains_runs_nothing():
+    doc = _export("1862")
+    doc["trains"] = []
+    plan = hexrail.solve(doc)
+    assert plan.optimal and plan.revenue == 0 and check_plan(doc, plan).legal
+
+
+def test_integers_of_thousands_of_digits_are_refused():
+    refused('{"company": "X", "hexes": {"A1": {}}, "x": ' + "9" * 5000 + "}", r"unreadable number")

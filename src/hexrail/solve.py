@@ -146,7 +146,7 @@ def _additive(prep: Prepared, *, deadline: float | None = None) -> Selection:
     # only those that can be (`worth_keeping`). Should the best plan among them fall short of
     # that floor (the greedy plan broke a plan rule), that plan is a floor that holds, and a
     # second search from it is exact.
-    floor = greedy_value(values, res)
+    floor = greedy_value(values, res, prep.groups, deadline)
     while True:
         sel = _choose_disjoint(prep, values, res, worth_keeping(values, floor), deadline)
         if sel.value >= floor or floor <= 0 or not sel.optimal:
@@ -168,6 +168,8 @@ COMBINERS: tuple[tuple[Callable[[Prepared], bool], Callable[..., Selection]], ..
 def choose(prep: Prepared, *, deadline: float | None = None) -> Selection:
     """Pick one candidate per train, exactly, with the first combiner of `COMBINERS` that
     applies to the plan rules."""
+    if not prep.trains:
+        return Selection((), 0, True, 0, 0)  # a company without trains runs nothing
     if prep.coupled and prep.span_names:
         raise HexrailError("span bonuses (paid once per round) are not supported together "
                            "with coupled routes", where="rules.profile")

@@ -80,6 +80,10 @@ def combine_disjoint(values: list[np.ndarray], res: list[np.ndarray], groups: li
     nodes = 0
     optimal = True
     for k in range(n_trains - 1, -1, -1):
+        if k and deadline is not None and time.perf_counter() > deadline:
+            # out of time: the train's best route on top of the tail's bound is a bound too
+            suffix[k] = suffix[k + 1] + max(0, best_each[order[k]])
+            continue
         # the tail problems drop the plan rules: a relaxation, so still a bound
         sub = _search(ptr[k:] - ptr[k], all_value[ptr[k]:], all_res[ptr[k]:],
                       np.concatenate([[False], same[k + 1:]]), suffix[k:], deadline,
@@ -95,13 +99,19 @@ def combine_disjoint(values: list[np.ndarray], res: list[np.ndarray], groups: li
     return Selection(tuple(choice), int(best), optimal, int(suffix[0]), nodes)
 
 
-def greedy_value(values: list[np.ndarray], res: list[np.ndarray]) -> int:
+def greedy_value(values: list[np.ndarray], res: list[np.ndarray], groups: list[int] | None = None,
+                 deadline: float | None = None) -> int:
     """A quick plan value to beat: each train in turn takes its best route that fits the
-    routes taken before, every train given the first turn once; the best total (plan rules
-    are not checked, so the plan may not be allowed)."""
+    routes taken before, every train given the first turn once (one of trains alike, by
+    `groups`); the best total (plan rules are not checked, so the plan may not be allowed).
+    Past the `deadline` the best so far."""
     n = len(values)
     best = 0
-    for first in range(n):
+    firsts = list(range(n)) if groups is None else list({g: t for t, g in reversed(
+        list(enumerate(groups)))}.values())
+    for first in firsts:
+        if deadline is not None and first != firsts[0] and time.perf_counter() > deadline:
+            break
         words = max((r.shape[1] for r in res), default=1)
         mask = np.zeros(words, np.uint64)
         total = 0
@@ -131,10 +141,13 @@ def _search(ptr: np.ndarray, value: np.ndarray, res: np.ndarray, same: np.ndarra
     n_levels = len(ptr) - 1
     words = res.shape[1]
     # Greedy incumbents: trains in turn take their best route that still fits; trying each
-    # train first gives a strong starting bound for little work.
+    # train first (one of trains alike) gives a strong starting bound for little work, while
+    # the deadline allows.
     best = -1
     best_choice = np.zeros(n_levels, np.int64)
     for first in range(n_levels):
+        if first and (same[first] or (deadline is not None and time.perf_counter() > deadline)):
+            continue
         turn = [first] + [k for k in range(n_levels) if k != first]
         mask = np.zeros(words, np.uint64)
         picks = np.zeros(n_levels, np.int64)

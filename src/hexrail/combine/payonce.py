@@ -61,7 +61,8 @@ from hexrail.rules.base import SET_TEMPORARY
 from hexrail.stage import TIE_SCALE, Prepared, meets, required
 
 _OFFBOARD = KIND_CODES["offboard"]
-_PAUSE_EVERY = 256  # kernel nodes between looks at the deadline
+_PAUSE_EVERY = 256  # kernel nodes between looks at the deadline, at most a quarter of
+_SLICE = 0.02  # seconds between looks at the deadline the pause aims at
 
 
 @dataclass
@@ -476,10 +477,21 @@ class _Search:
         most = max((len(self.trains[t].keep) for t in self.order), default=0)
         st = KP.new_state(self.n_trains, len(self.order), board.n_loc, board.n_hex, max(most, 1),
                           int(options), n_set, KP.LEVEL if self.order else KP.LEAF)
-        while KP.search(board, levels, st, _PAUSE_EVERY) != KP.DONE:
-            if self.deadline is not None and time.perf_counter() > self.deadline:
+        # Nodes differ in cost by orders of magnitude (a leaf with many set routes prices
+        # every way they form sets): the pause adapts so that a slice takes about _SLICE.
+        pause = 8
+        while True:
+            t0 = time.perf_counter()
+            if KP.search(board, levels, st, pause) == KP.DONE:
+                break
+            now = time.perf_counter()
+            if self.deadline is not None and now > self.deadline:
                 self.timed_out = True
                 break
+            if now - t0 > _SLICE:
+                pause = max(1, pause // 2)
+            elif now - t0 < _SLICE / 4:
+                pause = min(4 * _PAUSE_EVERY, pause * 2)  # cheap nodes: look less often
         self.nodes += int(st.ctl[KP.NODES])
         self.best_value = int(st.ctl[KP.BEST])
         self.best_choice = tuple(st.best_choice.tolist())

@@ -16,7 +16,8 @@ from typing import Any
 import jsonschema
 
 from hexrail.errors import HexrailError
-from hexrail.io.limits import MAX_BYTES, MAX_DEPTH, check_document, check_text
+from hexrail.io.limits import (MAX_BYTES, MAX_DEPTH, MAX_HEXES, MAX_TRAINS, at_most, check_document,
+                               check_text)
 from hexrail.model.frozen import FrozenMap, thaw
 from hexrail.model.hexgrid import Layout
 from hexrail.model.notation import parse_tile
@@ -56,6 +57,8 @@ def read_json(source: str | bytes | FilePath, what: str = "position") -> Any:
                            where=where) from None
     except RecursionError:
         raise HexrailError(f"nested more than {MAX_DEPTH} levels deep", where=where) from None
+    except ValueError as err:  # an integer of more digits than Python converts
+        raise HexrailError(f"unreadable number: {err}", where=where) from None
     check_document(data, what)
     return data
 
@@ -180,6 +183,8 @@ def _hex_from_json(hex_id: str, data: dict) -> Hex:
 def position_from_json(data: Any) -> Position:
     """Build a `Position` from a parsed native JSON document."""
     check_schema(data)
+    at_most(len(data["hexes"]), MAX_HEXES, "hexes", "hexes")
+    at_most(len(data.get("trains") or ()), MAX_TRAINS, "trains", "trains")
     layout_in = data.get("layout", "flat")
     if isinstance(layout_in, str):
         layout = Layout(layout_in)

@@ -8,11 +8,13 @@ Plan-level couplings (stops paying once, home route, one bypass per round, ...) 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar, NamedTuple, Union
 
 from hexrail.errors import HexrailError
+from hexrail.model.frozen import thaw
 from hexrail.model.position import Hex, Position, Train
 from hexrail.model.tile import Node
 from hexrail.model.trains import TrainSpec, parse_spec
@@ -252,6 +254,9 @@ class Profile:
     # Does a single track at a hex side join both tracks of a double track facing it (1831)?
     # Elsewhere lanes meet lane to lane.
     single_joins_double: ClassVar[bool] = False
+    # The state keys the profile reads and the kinds of value each may hold (`check_state`):
+    # a wrong kind is a one-line error naming the key, before any rule reads it.
+    state_types: ClassVar[dict[str, tuple[type, ...]]] = {}
 
     def __init__(self, position: Position | None = None):
         self.position = position
@@ -420,11 +425,35 @@ def ruled(pos: Position) -> tuple[Position, Profile]:
     """The position as its rules profile runs it (every train with the spec the profile gives
     it) and the profile: the one entry to the rules for the solver, validator and oracle."""
     profile = get_profile(pos.rules.profile)(pos)
+    check_state(pos, profile)
     trains = tuple(replace(t, spec=profile.train_spec(pos, t)) for t in pos.trains)
     if trains != pos.trains:
         pos = pos.with_trains(trains)
         profile = type(profile)(pos)
     return pos, profile
+
+
+# The JSON kinds of `Profile.state_types` (state is frozen: objects are mappings, arrays tuples).
+OBJECT = (Mapping,)
+ARRAY = (tuple, list)
+NUMBER = (int, float)
+TEXT = (str,)
+_KIND_NAMES = {OBJECT: "an object", ARRAY: "an array", NUMBER: "a number", TEXT: "text",
+               TEXT + ARRAY: "a hex id or an array", TEXT + OBJECT: "text or an object",
+               OBJECT + ARRAY: "an object or an array"}
+
+
+def check_state(pos: Position, profile: Profile) -> None:
+    """Raise `HexrailError` naming ``state.<key>`` when a key the profile reads holds the wrong
+    kind of value (`Profile.state_types`)."""
+    for key, kinds in profile.state_types.items():
+        value = pos.state.get(key)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, kinds):
+            got = json.dumps(thaw(value), default=str)[:40]
+            raise HexrailError(f"must be {_KIND_NAMES.get(kinds, 'of another kind')}, not {got}",
+                               where=f"state.{key}")
 
 
 _REGISTRY: dict[str, type[Profile]] = {}

@@ -84,8 +84,8 @@ from hexrail.model.frozen import FrozenMap
 from hexrail.model.position import Hex, Position, Train
 from hexrail.model.tile import Node
 from hexrail.model.trains import ALL_KINDS, UNLIMITED, Row, TrainSpec
-from hexrail.rules.base import (MANDATORY, OPTIONAL, PASSABLE, CyclicRun, PlanRules, Profile, Revisit,
-                               StopRule, register)
+from hexrail.rules.base import (ARRAY, MANDATORY, OBJECT, OPTIONAL, PASSABLE, CyclicRun, PlanRules,
+                               Profile, Revisit, StopRule, register)
 
 STATION, YARD = "station", "yard"
 TOKEN_TYPES = (STATION, YARD)
@@ -116,6 +116,11 @@ def token_values(pos: Position) -> dict[str, int]:
 @register
 class Game1831(Profile):
     """1831 routes, docs/rules.md (1831)."""
+
+    state_types: ClassVar[dict[str, tuple[type, ...]]] = {
+        "token_values": OBJECT, "track_rights": ARRAY, "city_extensions": OBJECT,
+        "commuter_runs": ARRAY, "revisit": ARRAY, "delaware": OBJECT,
+    }
 
     name: ClassVar[str] = "1831"
     description: ClassVar[str] = ("1831: stations and rail yards, N-S, N-YD and N-MX trains running "

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from hexrail.model.position import Position, Train
 from hexrail.rules.base import HexBonus, Profile, RouteBonus, SetsBonus, register, state_bonuses
+from hexrail.rules.base import ARRAY, NUMBER
 
 PORT_BONUS = 20  # the engine's literal
 
@@ -27,6 +28,10 @@ PORT_BONUS = 20  # the engine's literal
 @register
 class Game1856(Profile):
     """1856: port marker and bridge/tunnel rights as route bonuses."""
+
+    state_types = {
+        "route_bonuses": ARRAY, "port_hexes": ARRAY, "port_bonus": NUMBER, "hex_bonuses": ARRAY,
+    }
 
     name = "1856"
     description = "1856: N and D trains; port marker (+20 once) and bridge/tunnel rights (+10 per hex)"

@@ -52,6 +52,7 @@ from hexrail.model.position import Hex, Position, Train
 from hexrail.model.tile import Node
 from hexrail.model.trains import ALL_KINDS, UNLIMITED, Row, TrainSpec, parse_spec
 from hexrail.rules.base import FIRST, MANDATORY, OPTIONAL, Bonus, PlanRules, Profile, StopRule, register
+from hexrail.rules.base import NUMBER, OBJECT
 
 TOWN_KINDS = frozenset({"town", "halt"})
 CITY_KINDS = frozenset({"city", "offboard"})
@@ -110,6 +111,10 @@ def train_size(spec: TrainSpec, where: str = "train") -> tuple[int, int]:
 @register
 class Game1860(Profile):
     """1860 (Isle of Wight), docs/rules.md (1860)."""
+
+    state_types: ClassVar[dict[str, tuple[type, ...]]] = {
+        "train_info": OBJECT, "halt_subsidy": NUMBER,
+    }
 
     name = "1860"
     description = ("1860 Isle of Wight: N+M trains sharing the city allowance, optional towns, "

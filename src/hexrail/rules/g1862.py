@@ -50,6 +50,7 @@ from hexrail.model.position import Hex, Position, Train
 from hexrail.model.tile import Node
 from hexrail.model.trains import ALL_KINDS, UNLIMITED, Row, TrainSpec
 from hexrail.rules.base import SET_NONE, SET_PERMANENT, SET_TEMPORARY, PlanRules, Profile, StopRule, register
+from hexrail.rules.base import ARRAY, NUMBER, OBJECT
 
 TOWN_KINDS = frozenset({"town", "halt"})
 EXPRESS_KINDS = frozenset({"city", "offboard"})
@@ -89,6 +90,11 @@ def parse_name(name: str) -> tuple[str, int, int] | None:
 @register
 class Game1862(Profile):
     """1862 Eastern Counties, docs/rules.md (1862)."""
+
+    state_types = {
+        "train_info": OBJECT, "permits": ARRAY, "freight_bonus": NUMBER,
+        "port_freight_bonus": NUMBER,
+    }
 
     name = "1862"
     description = ("1862 Eastern Counties: express, local and freight trains, shared track, "

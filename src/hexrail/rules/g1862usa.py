@@ -56,6 +56,7 @@ from hexrail.model.position import Hex, Position, Train
 from hexrail.model.tile import Node
 from hexrail.model.trains import TrainSpec
 from hexrail.rules.base import Profile, SpanBonus, StopRule, register
+from hexrail.rules.base import OBJECT, TEXT
 
 TRAIN_SHAPE = re.compile(r"^\d+E?$")  # N trains and NE express trains
 EARLY_RATE = 20  # bonus per hex of distance in the yellow and green phases
@@ -71,6 +72,10 @@ SALT_LAKE_PLUS = 20
 @register
 class Game1862USA(Profile):
     """1862 USA & Canada routes, docs/rules.md (1862USA)."""
+
+    state_types: ClassVar[dict[str, tuple[type, ...]]] = {
+        "bonus_stations": OBJECT, "salt_lake_city": TEXT,
+    }
 
     name: ClassVar[str] = "1862USA"
     description: ClassVar[str] = ("1862 USA & Canada: N and NE trains, one tile once except "

@@ -35,6 +35,7 @@ from hexrail.model.tile import Node
 from hexrail.model.trains import Row, TrainSpec
 from hexrail.rules.base import (OPTIONAL, HexBonus, PayRule, Profile, RouteBonus, SetsBonus,
                                 StopRule, register)
+from hexrail.rules.base import ARRAY, OBJECT
 
 PAIR_BONUS = {"hexes_a": ("F16", "L12", "O7"), "hexes_b": ("D2",), "amount": 40,
               "times_train_multiplier": True}
@@ -43,6 +44,8 @@ PAIR_BONUS = {"hexes_a": ("F16", "L12", "O7"), "hexes_b": ("D2",), "amount": 40,
 @register
 class Game1867(Profile):
     """1867: pay rows with fillers, hex bonuses and the pair bonus, one stop per hex."""
+
+    state_types = {"hex_bonuses": ARRAY, "pair_bonus": OBJECT, "stop_rows": OBJECT}
 
     name = "1867"
     description = ("1867: N trains paid for cities and offboards with towns filling free slots, "

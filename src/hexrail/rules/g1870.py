@@ -26,11 +26,14 @@ from __future__ import annotations
 from hexrail.errors import HexrailError
 from hexrail.model.position import Position, Train
 from hexrail.rules.base import PlanRules, Profile, RouteBonus, register, state_bonuses
+from hexrail.rules.base import ARRAY, TEXT
 
 
 @register
 class Game1870(Profile):
     """1870: cattle, ports, destinations and the connection run."""
+
+    state_types = {"route_bonuses": ARRAY, "home_hex": TEXT, "connection_run_destination": TEXT}
 
     name = "1870"
     description = ("1870: N and D trains; cattle (+10), ports (+20/+10), destination end stop "

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from hexrail.model.position import Position, Train
 from hexrail.rules.base import Profile, RouteBonus, SetsBonus, register, state_bonuses
+from hexrail.rules.base import ARRAY
 
 EAST_WEST = SetsBonus("east_west", 100, (("I1", "B2"), ("B12",)))
 
@@ -21,6 +22,8 @@ EAST_WEST = SetsBonus("east_west", 100, (("I1", "B2"), ("B12",)))
 @register
 class Game1882(Profile):
     """1882: the east–west bonus."""
+
+    state_types = {"route_bonuses": ARRAY}
 
     name = "1882"
     description = "1882: N and D trains; east-west bonus (+100 from I1 or B2 to B12)"

@@ -50,6 +50,7 @@ from hexrail.model.position import Hex, Position, Train
 from hexrail.model.tile import Node, Token
 from hexrail.model.trains import TrainSpec
 from hexrail.rules.base import BYPASS, PASSABLE, Bonus, Profile, StopRule, register
+from hexrail.rules.base import OBJECT, TEXT
 
 NATIONAL = "SJ"  # the nationalization company: its tokens never block E trains
 ELECTRIC = "E"  # train name of the electric train
@@ -81,6 +82,11 @@ def marker_tag(marker: str, hex_id: str) -> str:
 @register
 class G18SJ(Profile):
     """18SJ routes: N, D and E trains, SJ tokens, icon bonuses, port marker and bonus tokens."""
+
+    state_types: ClassVar[dict[str, tuple[type, ...]]] = {
+        "port_marker": TEXT, "port_marker_owner": TEXT, "bonus_tokens": OBJECT,
+        "bonus_tokens_owner": TEXT, "assignments": OBJECT,
+    }
 
     name: ClassVar[str] = "18SJ"
     description: ClassVar[str] = ("18SJ: trains 2-6, D, E (double at own-token hexes, passes SJ "

@@ -7,6 +7,7 @@ from dataclasses import replace
 from typing import Any
 
 from hexrail.errors import HexrailError
+from hexrail.io.limits import MAX_HEXES, MAX_TRAINS, at_most
 from hexrail.model.frozen import FrozenMap
 from hexrail.model.hexgrid import Layout
 from hexrail.model.position import Company, Hex, Phase, Position, Rules, Train
@@ -228,9 +229,13 @@ def _hex(raw: Any, k: int) -> Hex:
         edge = _int(_need(b, "edge", int, f"{where} borders[{j}]"), "edge", f"{where} borders[{j}]")
         if edge > 5:
             raise HexrailError("border edge must be 0-5", where=f"{where} borders[{j}]")
-        borders.append(Border(edge, str(b.get("type") or "impassable"), int(b.get("cost") or 0)))
+        cost = _int(b.get("cost") or 0, "cost", f"{where} borders[{j}]")
+        borders.append(Border(edge, str(b.get("type") or "impassable"), cost))
     rot = raw.get("rot", 0)
     _int(rot, "rot", where)
+    if raw.get("code") is not None and not isinstance(raw["code"], str):
+        raise HexrailError(f"code must be tile notation text, not {json.dumps(raw['code'])[:40]}",
+                           where=f"{where} code")
     # a town drawn at a hex side: its side, given after rotation, kept as the tile code's
     # ``loc`` (before rotation), which `Tile.town_side` turns back
     nodes = [replace(n, loc=_loc((sides[n.index] - rot) % 6)) if n.index in sides else n
@@ -320,11 +325,15 @@ def position_from_18xx(data: dict) -> Position:
     title = str(_need(data, "title", (str, int), "position"))
     layout = _layout(data)
     hexes_in = _need(data, "hexes", list, "position")
+    at_most(len(hexes_in), MAX_HEXES, "hexes", "hexes")
     hexes = tuple(_hex(h, k) for k, h in enumerate(hexes_in))
 
     entity = _need(data, "entity", dict, "position")
     company = _need(entity, "id", str, "entity")
     home_in = entity.get("home")
+    if home_in is not None and not isinstance(home_in, (str, list)):
+        raise HexrailError(f"home must be a hex id or a list of them, not {json.dumps(home_in)[:40]}",
+                           where="entity.home")
     homes = (home_in,) if isinstance(home_in, str) else tuple(
         h for h in (home_in or ()) if isinstance(h, str))
     on_map = {h.id for h in hexes}
@@ -350,6 +359,7 @@ def position_from_18xx(data: dict) -> Position:
                 _int(value, f"train_revenue[{train_id!r}]", where)
                 overrides.setdefault(train_id, {})[f"{h.id}-{node.index}"] = value
     trains_in = _need(data, "trains", list, "position")
+    at_most(len(trains_in), MAX_TRAINS, "trains", "trains")
     trains = tuple(t for k, raw in enumerate(trains_in) if (t := _train(raw, k, overrides)) is not None)
     known = {t.get("id") for t in trains_in if isinstance(t, dict)}
     for train_id in overrides:
@@ -367,7 +377,11 @@ def position_from_18xx(data: dict) -> Position:
         raise HexrailError("optional_rules must be a list", where="optional_rules")
     rules = Rules(profile, FrozenMap({str(o): True for o in optional}))
 
-    state = dict(data.get("title_state") or {})
+    state_in = data.get("title_state") or {}
+    if not isinstance(state_in, dict):
+        raise HexrailError(f"title_state must be an object, not {json.dumps(state_in)[:40]}",
+                           where="title_state")
+    state = dict(state_in)
     assignments = {h["id"]: h["assignments"] for h in hexes_in if h.get("assignments")}
     if assignments:
         state["assignments"] = assignments
