@@ -72,8 +72,11 @@ def _routes(prep: Prepared, t: int, reduce: bool) -> _Routes:
     earning settled stop by stop, the larger route can do all the smaller one does."""
     cands, graph = prep.candidates[t], prep.graph_of(t)
     ends = cands.ends()
-    payable = [payable_stops(prep, t, i) for i in range(len(cands))]
-    parts = [_stop_bitsets(payable, graph.n_nodes)]
+    # a train with no optional stops may be paid for every stop it visits
+    restricted = not prep.relax_optional and bool((prep.trains[t].node_optional != 0).any())
+    payable = [payable_stops(prep, t, i) for i in range(len(cands))] if restricted else None
+    parts = [_stop_bitsets(payable, graph.n_nodes) if restricted
+             else cands.stop_bits(graph.n_nodes)]
     if prep.hex_subsidy[t]:
         words = max(1, (len(graph.hex_ids) + 63) // 64)
         parts.append(K.route_hex_bits(cands.src, cands.chain_ptr, cands.chains,
@@ -95,7 +98,7 @@ def _routes(prep: Prepared, t: int, reduce: bool) -> _Routes:
         order = np.argsort(-pop, kind="stable")
         kept = order[K.undominated(bits[order], key[order], cands.bonus[order])]
         keep = np.sort(kept)
-    stops = [payable[int(i)] for i in keep]
+    stops = [payable[int(i)] if restricted else cands.route_nodes(int(i)).tolist() for i in keep]
     hexes = None
     if prep.hex_subsidy[t]:
         hexes = [row.tolist() for row in _bits(parts[1][keep])] if len(keep) else []
