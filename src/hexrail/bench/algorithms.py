@@ -102,28 +102,58 @@ def solve_cpsat(position: Position, time_limit: float | None) -> Plan:
 
 
 def solve_greedy(position: Position, time_limit: float | None) -> Plan:
-    """Each train in turn (in the position's order) takes its best route on the free track."""
+    """Each train in turn (in the position's order) takes its best route on the free track;
+    while a "one route must ..." rule (the home route) is unmet, the best route that meets it.
+    A plan the rules still refuse (routes that must meet, regions) runs no train."""
     from hexrail.solve import prepare
-    from hexrail.stage import resources
+    from hexrail.stage import meets, required, resources
 
     start = time.perf_counter()
     deadline = None if time_limit is None else start + time_limit
     prep = prepare(position, deadline=deadline)
     words = max((c.res.shape[1] for c in prep.candidates), default=1) + 1
     used = np.zeros(words, np.uint64)
+    need = required(prep)
     choice = []
     for t in range(len(prep.trains)):
         res = resources(prep, t)
         if len(res) == 0:
             choice.append(-1)
             continue
-        clash = (res & used[:res.shape[1]]).any(axis=1)
-        free = np.flatnonzero(~clash)
+        ok = ~(res & used[:res.shape[1]]).any(axis=1)
+        if need:
+            meeting = ok & ((meets(prep, t) & need) != 0)
+            if meeting.any():
+                ok = meeting
+        free = np.flatnonzero(ok)
         i = int(free[0]) if len(free) else -1
         choice.append(i)
         if i >= 0:
             used[:res.shape[1]] |= res[i]
-    return _plan_of(prep, tuple(choice), None, False, None, start)
+            need &= ~int(meets(prep, t, i + 1)[i])
+    plan = _plan_of(prep, tuple(choice), None, False, None, start)
+    if need or not _legal(prep, plan):
+        plan = _plan_of(prep, tuple(-1 for _ in choice), None, False, None, start)
+    if prep.coupled:
+        # the routes' own pay assumes each alone; together (stops paying once, sets) they
+        # earn what the validator finds
+        from dataclasses import replace
+
+        from hexrail.validate import check_plan
+
+        report = check_plan(prep.position, plan)
+        routes = tuple(replace(r, revenue=rep.revenue, subsidy=rep.subsidy, paid=rep.paid,
+                               bonuses=rep.bonuses)
+                       for r, rep in ((r, report.route(r.train)) for r in plan.routes))
+        plan = replace(plan, routes=routes, revenue=report.revenue, subsidy=report.subsidy,
+                       optimal=False, upper_bound=max(plan.upper_bound, report.total))
+    return plan
+
+
+def _legal(prep, plan: Plan) -> bool:
+    from hexrail.validate import check_plan
+
+    return check_plan(prep.position, plan).legal
 
 
 def solve_oracle(position: Position, time_limit: float | None) -> Plan:
