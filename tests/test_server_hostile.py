@@ -357,6 +357,33 @@ def test_light_requests_do_not_wait_behind_heavy_ones(lanes):
             assert r.status_code == 200 and r.json()["optimal"] is False, r.text
 
 
+def test_heavy_jobs_leave_a_worker_to_the_others(warm_solver):
+    """In a lane of two workers, jobs known to be heavy (priority 1, capped at one running)
+    never take the second worker: a job not known heavy starts at once, however many heavy ones
+    wait, and the heavy ones still run in their turn."""
+    from hexrail.server.jobs import Lane
+
+    async def scenario() -> list[str]:
+        lane = Lane("test", 2, 8, caps={1: 1})
+        finished: list[str] = []
+
+        async def job(name: str, seconds: float, priority: int) -> None:
+            await lane.run(time.sleep, seconds, timeout=60, priority=priority)
+            finished.append(name)
+
+        try:
+            await lane.ready()
+            heavy = [asyncio.ensure_future(job(f"heavy{k}", 1.5, 1)) for k in range(2)]
+            await asyncio.sleep(0.2)
+            await job("light", 0.01, 0)
+            await asyncio.gather(*heavy)
+        finally:
+            lane.close()
+        return finished
+
+    assert asyncio.run(scenario()) == ["light", "heavy0", "heavy1"]
+
+
 def test_health_validates_against_its_model(lanes):
     _, client = lanes
     HealthAnswer.model_validate(client.get("/health").json())

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import multiprocessing
 import threading
+from collections import Counter, deque
 from collections.abc import Callable
 from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
@@ -49,17 +50,22 @@ class _PoolFailed(Exception):
 
 class Lane:
     """A pool of `workers` processes running jobs with hard time limits; at most `max_pending`
-    jobs in it at once (running or queued)."""
+    jobs in it at once (running or queued). Jobs wait for a worker by priority, and at most
+    ``caps[p]`` jobs of priority ``p`` run at once (the rest of the workers are kept for others)."""
 
     def __init__(self, name: str, workers: int, max_pending: int, memory_bytes: int = 0,
-                 retry_after: int = 5):
+                 retry_after: int = 5, caps: dict[int, int] | None = None):
         self.name = name
+        self.caps = caps or {}
         self.workers = workers
         self.max_pending = max_pending
         self.memory_bytes = memory_bytes
         self.retry_after = retry_after
-        self.pending = 0
+        self.pending = 0  # jobs running or waiting
+        self.running = 0  # jobs handed to the pool: never more than its workers
         self.rebuilds = 0
+        self._waiting: dict[int, deque[asyncio.Future]] = {}  # by priority: jobs waiting for a worker
+        self._running: Counter[int] = Counter()  # by priority: jobs running
         self.pool = self._start()
 
     def _start(self) -> ProcessPool:
@@ -94,34 +100,87 @@ class Lane:
         threading.Thread(target=_stop, args=(old,), name=f"stop-{self.name}-pool", daemon=True).start()
         return True
 
-    async def run(self, fn: Callable[..., Any], *args: Any, timeout: float) -> Any:
-        """`fn(*args)` in a worker; `JobError` when full, over `timeout` seconds, or lost twice."""
+    async def run(self, fn: Callable[..., Any], *args: Any, timeout: float, priority: int = 0) -> Any:
+        """`fn(*args)` in a worker, queued by `priority` (`_next_waiter`); `JobError` when
+        full, over `timeout` seconds, or lost twice."""
         if self.full:
             raise JobError(503, f"server busy: {self.pending} jobs pending in the {self.name} lane; "
                                 "retry later", retry_after=self.retry_after)
         self.pending += 1
         try:
-            for attempt in range(1, ATTEMPTS + 1):
-                self.heal()
-                try:
-                    return await self._wait(self.pool, fn, args, timeout)
-                except FutureTimeout:
-                    raise JobError(503, f"the job did not finish within its hard limit of {timeout:g} s "
-                                        "and was stopped", retry_after=self.retry_after,
-                                   overran=True) from None
-                except MemoryError:
-                    limit = f" of {self.memory_bytes / 2**30:g} GiB" if self.memory_bytes else ""
-                    raise JobError(503, f"the job needs more memory than a worker may use{limit}") from None
-                except ProcessExpired as err:
-                    if attempt == ATTEMPTS:
-                        raise JobError(500, f"the worker process died twice on this job ({err}); "
-                                            "it has been replaced") from None
-                except (_PoolFailed, BrokenProcessPool):
-                    if attempt == ATTEMPTS:
-                        raise JobError(500, "the worker pool failed twice on this job; "
-                                            "it has been rebuilt") from None
+            await self._take_worker(priority)
+            try:
+                return await self._attempts(fn, args, timeout)
+            finally:
+                self._give_worker(priority)
         finally:
             self.pending -= 1
+
+    # The lane queues jobs itself, not in pebble's first-come-first-served queue, so that a
+    # worker coming free can take the job that should go next.
+
+    def _may_start(self, priority: int) -> bool:
+        return self.running < self.workers and self._running[priority] < self.caps.get(priority, self.workers)
+
+    def _start_job(self, priority: int) -> None:
+        self._running[priority] += 1
+        self.running += 1
+
+    def _next_waiter(self) -> int | None:
+        """The priority whose first waiting job starts next, if any may start now. Lower
+        priorities first; but a priority with jobs waiting and none running goes before all,
+        so that no kind of job starves while another keeps coming."""
+        for waiting in self._waiting.values():
+            while waiting and waiting[0].done():  # (their requests went away)
+                waiting.popleft()
+        order = sorted(p for p, waiting in self._waiting.items() if waiting)
+        starved = [p for p in order if not self._running[p]]
+        for p in starved + [p for p in order if p not in starved]:
+            if self._may_start(p):
+                return p
+        return None
+
+    async def _take_worker(self, priority: int) -> None:
+        if self._may_start(priority) and self._next_waiter() is None:
+            self._start_job(priority)
+            return
+        wake = asyncio.get_running_loop().create_future()
+        self._waiting.setdefault(priority, deque()).append(wake)
+        try:
+            await wake
+        except asyncio.CancelledError:
+            if wake.done() and not wake.cancelled():
+                self._give_worker(priority)  # woken and cancelled at once: pass the worker on
+            raise
+
+    def _give_worker(self, priority: int) -> None:
+        self._running[priority] -= 1
+        self.running -= 1
+        p = self._next_waiter()
+        if p is not None:
+            self._start_job(p)  # counted for it now, so no one else takes the worker meanwhile
+            self._waiting[p].popleft().set_result(None)
+
+    async def _attempts(self, fn: Callable[..., Any], args: tuple, timeout: float) -> Any:
+        for attempt in range(1, ATTEMPTS + 1):
+            self.heal()
+            try:
+                return await self._wait(self.pool, fn, args, timeout)
+            except FutureTimeout:
+                raise JobError(503, f"the job did not finish within its hard limit of {timeout:g} s "
+                                    "and was stopped", retry_after=self.retry_after,
+                               overran=True) from None
+            except MemoryError:
+                limit = f" of {self.memory_bytes / 2**30:g} GiB" if self.memory_bytes else ""
+                raise JobError(503, f"the job needs more memory than a worker may use{limit}") from None
+            except ProcessExpired as err:
+                if attempt == ATTEMPTS:
+                    raise JobError(500, f"the worker process died twice on this job ({err}); "
+                                        "it has been replaced") from None
+            except (_PoolFailed, BrokenProcessPool):
+                if attempt == ATTEMPTS:
+                    raise JobError(500, "the worker pool failed twice on this job; "
+                                        "it has been rebuilt") from None
 
     async def _wait(self, pool: ProcessPool, fn: Callable[..., Any], args: tuple, timeout: float) -> Any:
         future = pool.schedule(fn, args=args, timeout=timeout)

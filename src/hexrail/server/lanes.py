@@ -6,15 +6,20 @@ finds out by trying, and keeps one lane for work that turned out to be light:
 
 - **heavy lane** (``workers`` processes, at most ``max_pending`` jobs running or queued): every
   job goes here while a worker of it is free. A job that finds it busy goes to the light lane
-  first; if that shows the job is heavy, it waits for the heavy lane. When the heavy lane holds
-  ``max_pending`` jobs, the request is refused at once with 503 and ``Retry-After``.
+  first; if that shows the job is heavy, it waits for the heavy lane. Jobs known to be heavy
+  use at most ``workers - 1`` of its workers (all, if it has one): the last is kept for jobs
+  not known to be heavy (those the light lane had no room for), and a worker coming free takes
+  those first, then the heavy ones in order of arrival (but a kind of job waiting with none of
+  it running goes first, so neither starves). When the heavy lane holds ``max_pending`` jobs,
+  the request is refused at once with 503 and ``Retry-After``.
 - **light lane** (``light_workers`` processes, at most ``max_light_pending`` jobs): a job runs
   here as a probe under the short time limit ``light_time_limit``. A probe that finishes
   (a solve proven optimal, a validation, a drawing) is the answer. A solve cut short by the
   probe's limit (when the request allowed longer), or a probe stopped at its hard limit, makes
   the job heavy: it goes to the heavy lane with its full time limit, and the body is remembered
-  (the last `REMEMBERED` heavy bodies) so that it skips the probe next time. No light job waits
-  behind more than ``max_light_pending`` probes of at most ``light_time_limit`` each.
+  (the last `REMEMBERED` bodies found heavy, here or by a solve cut short in the heavy lane)
+  so that it skips the probe next time. No job waits in the light lane behind more than
+  ``max_light_pending`` probes of at most ``light_time_limit`` each.
 - PNG drawings skip the light lane: drawing millions of pixels is heavy whatever the board.
 - ``/health``, ``/profiles`` and the documentation use no worker at all; the connection limits
   (`hexrail.server.connections`) keep one client's many connections from crowding them out.
@@ -31,6 +36,7 @@ from typing import Any
 from hexrail.server.jobs import JobError, Lane
 
 REMEMBERED = 4096  # bodies known to be heavy
+LIGHT, HEAVY = 0, 1  # priorities in the heavy lane: jobs not known to be heavy go first
 WATCH_SECONDS = 1.0
 
 
@@ -39,7 +45,9 @@ class Lanes:
 
     def __init__(self, *, workers: int, max_pending: int, light_workers: int, max_light_pending: int,
                  light_time_limit: float, memory_bytes: int = 0, retry_after: int = 5):
-        self.heavy = Lane("heavy", workers, max_pending, memory_bytes, retry_after)
+        # Known-heavy jobs leave one heavy worker to the others (when there are two or more).
+        self.heavy = Lane("heavy", workers, max_pending, memory_bytes, retry_after,
+                          caps={HEAVY: max(1, workers - 1)})
         self.light = Lane("light", light_workers, max_light_pending, memory_bytes, retry_after)
         self.light_time_limit = light_time_limit
         self._heavy_bodies: OrderedDict[bytes, None] = OrderedDict()
@@ -71,7 +79,8 @@ class Lanes:
         """``fn(request)`` with ``time_limit`` (seconds of solving; hard limit ``time_limit +
         grace``) in the lane the policy picks; `JobError` when no answer came."""
         key = hashlib.sha256(body).digest() if body else None
-        if probe and not self.heavy.idle and not self.light.full and key not in self._heavy_bodies:
+        heavy = key in self._heavy_bodies
+        if probe and not heavy and not self.heavy.idle and not self.light.full:
             limit = min(time_limit, self.light_time_limit)
             try:
                 out = await self.light.run(fn, {**request, "time_limit": limit}, timeout=limit + grace)
@@ -81,8 +90,13 @@ class Lanes:
             else:
                 if not out.get("cut_short") or limit >= time_limit:
                     return out
+            heavy = True
             self._remember(key)
-        return await self.heavy.run(fn, {**request, "time_limit": time_limit}, timeout=time_limit + grace)
+        out = await self.heavy.run(fn, {**request, "time_limit": time_limit}, timeout=time_limit + grace,
+                                   priority=HEAVY if heavy else LIGHT)
+        if out.get("cut_short"):
+            self._remember(key)
+        return out
 
     def _remember(self, key: bytes | None) -> None:
         if key is None:
