@@ -185,3 +185,22 @@ def _bench_lines(lines: list[str]) -> dict:
         path = Path(folder) / "some.jsonl"
         path.write_text("\n".join(lines) + "\n")
         return bench([path], ["exact", "greedy"])
+
+
+def test_greedy_plans_are_legal_and_paid_as_the_validator_finds():
+    # the built-in greedy once claimed 710 for 1862 plans the validator priced at 470, and
+    # ignored the home-route rule
+    from conftest import corpus_missing, corpus_path
+
+    from hexrail.bench.algorithms import solve_greedy
+    from hexrail.validate import check_plan
+
+    if corpus_missing():
+        pytest.skip(corpus_missing())
+    with (corpus_path() / "1862.jsonl").open() as f:
+        rows = [json.loads(line) for _, line in zip(range(12), f)]
+    for row in rows:
+        pos = load_position(row)
+        plan = solve_greedy(pos, None)
+        report = check_plan(pos, plan)
+        assert report.legal and (report.revenue, report.subsidy) == (plan.revenue, plan.subsidy)
