@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time `__getattr_
     from hexrail.plan import Plan, RoutePlan, plan_from_json
     from hexrail.solve import solve
     from hexrail.validate import check_plan, validate
+    from hexrail.build import position
 
 # public name -> the module it comes from
 _SOURCES = {
@@ -31,12 +32,12 @@ _SOURCES = {
     "load_position": "hexrail.io.native", "position_to_json": "hexrail.io.native",
     "Position": "hexrail.model", "Plan": "hexrail.plan", "RoutePlan": "hexrail.plan",
     "plan_from_json": "hexrail.plan", "solve": "hexrail.solve", "check_plan": "hexrail.validate",
-    "validate": "hexrail.validate",
+    "validate": "hexrail.validate", "position": "hexrail.build",
 }
 
 __all__ = [
     "HexrailError", "Plan", "Position", "RoutePlan", "example_path", "load_position",
-    "check_plan", "plan_from_json", "position_to_json", "solve", "validate",
+    "check_plan", "plan_from_json", "position", "position_to_json", "solve", "validate",
 ]
 
 

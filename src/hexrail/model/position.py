@@ -77,6 +77,10 @@ class Company:
     name: str = ""
     closed: bool = False
 
+    def __post_init__(self) -> None:
+        if isinstance(self.home, str):  # one home, as a Python caller writes it
+            object.__setattr__(self, "home", (self.home,))
+
 
 @dataclass(frozen=True, slots=True)
 class Train:
@@ -99,7 +103,7 @@ class Rules:
     options: FrozenMap = field(default_factory=FrozenMap)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Position:
     """A board, the operating company and its trains, the phase and the rules profile.
 
@@ -116,6 +120,11 @@ class Position:
     rules: Rules = field(default_factory=Rules)
     state: FrozenMap = field(default_factory=FrozenMap)  # title-specific facts (profiles read them)
     meta: FrozenMap = field(default_factory=FrozenMap, compare=False, hash=False)
+
+    def __repr__(self) -> str:
+        trains = " ".join(t.name for t in self.trains) or "none"
+        return (f"Position({self.rules.profile}: {self.company}, {len(self.hexes)} hexes, "
+                f"trains {trains})")
 
     def __post_init__(self) -> None:
         ids = [h.id for h in self.hexes]
