@@ -106,6 +106,8 @@ def test_a_deeply_nested_body_is_refused_and_the_pool_lives_on(plain):
         assert r.status_code in (400, 422) and r.json()["where"] == where, r.text
 
     assert client.post("/solve", json={"position": DEMO}).json()["revenue"] == 480
+    big = {"position": {**DEMO, "name": "x" * 200_000}}  # (checked off the event loop)
+    assert client.post("/solve", json=big).json()["revenue"] == 480
     health = client.get("/health")
     assert health.status_code == 200 and health.json()["status"] == "ok"
     assert all(lane["healthy"] and lane["rebuilds"] == 0 for lane in health.json()["lanes"].values())
@@ -251,19 +253,19 @@ def trickle(port: int, head: bytes, rest: bytes, every: float, limit: float = 15
     return answer, time.monotonic() - start
 
 
-def slow_post(port: int) -> tuple[bytes, float]:
+def slow_post(port: int, every: float = 0.3) -> tuple[bytes, float]:
     body = json.dumps({"position": DEMO}).encode()
     head = (f"POST /solve HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
             f"Content-Length: {len(body)}\r\n\r\n").encode()
-    return trickle(port, head, body, every=0.3)
+    return trickle(port, head, body, every=every)
 
 
 def test_slow_bodies_and_headers_get_408_while_others_are_served(guarded):
     """Issue: 143 partial POSTs at one byte every 3 s made /health and valid solves answer 503
     to everyone, for as long as the senders kept going."""
     server, client = guarded
-    with ThreadPoolExecutor(24) as pool:
-        bodies = [pool.submit(slow_post, server.port) for _ in range(12)]
+    with ThreadPoolExecutor(160) as pool:
+        bodies = [pool.submit(slow_post, server.port, 3.0) for _ in range(143)]
         heads = [pool.submit(trickle, server.port, b"", b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n", 0.3)
                  for _ in range(6)]
         time.sleep(0.5)  # the slow clients hold their connections now

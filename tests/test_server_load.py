@@ -33,7 +33,6 @@ CLIENTS, HEAVY_CLIENTS, SLOW_CLIENTS = 50, 5, 10
 SECONDS = 25.0
 THINK = 0.5  # seconds a light client waits between requests (heavy clients send back to back)
 KILL_AT = 8.0  # seconds into the run
-EXTRA = os.environ.get("LOAD_EXTRA", "").split()
 
 
 def cpu_ticks(pid: int) -> int:
@@ -55,7 +54,7 @@ def busiest_worker(server_pid: int) -> int | None:
 
 def test_load_with_slow_clients_and_a_killed_worker(warm_solver, capsys):
     server = started("--workers", "2", "--light-workers", "1", "--time-limit", "10", "--max-time-limit", "10",
-                     "--body-timeout", "2", "--header-timeout", "2", "--max-client-connections", "64", *EXTRA)
+                     "--body-timeout", "2", "--header-timeout", "2", "--max-client-connections", "64")
     try:
         with httpx.Client(base_url=server.url, timeout=60) as client:
             demo_plan = client.post("/solve", json={"position": DEMO}).json()
