@@ -203,23 +203,19 @@ def _solve_18xx(args: argparse.Namespace) -> int:
             log.info(f"warm-up: loaded the compiled solver in {warm_up():.2f} s")
         return solve_record(data, time_limit=args.time_limit, objective=args.objective)
 
-    for k, record in enumerate(_records(args.position, solved)):
-        if fmt == "table" and k == 0:
-            print(f"{head}\n{'-' * len(head)}")
-        if "error" in record:
-            status = 2
-            line = f"{record['line']:>5}  error: {record['error']}"
-        else:
-            uncovered = notes(record)
-            fallback |= uncovered
-            income = str(record["revenue"]) + (f"+{record['subsidy']}" if record["subsidy"] else "")
-            proof = "optimal" if record["optimal"] else f"<= {record['upper_bound']}"
-            rules = "generic (fallback)" if uncovered else record["profile"]
-            line = (f"{record['line']:>5}  {_cell(record['title']):<8} {_cell(record['fixture']):<28} "
-                    f"{_cell(record['action_index']):>6}  {_cell(record['entity']):<8} {income:>9}  "
-                    f"{proof:<10} {_cell(record['vs_best_recorded']) or '-':>7}  "
-                    f"{record['seconds']:>8.3f}  {rules}")
-        print(line if fmt == "table" else json.dumps(record), flush=True)
+    def row(record: dict) -> str:
+        nonlocal fallback
+        uncovered = notes(record)
+        fallback |= uncovered
+        income = str(record["revenue"]) + (f"+{record['subsidy']}" if record["subsidy"] else "")
+        proof = "optimal" if record["optimal"] else f"<= {record['upper_bound']}"
+        rules = "generic (fallback)" if uncovered else record["profile"]
+        return (f"{record['line']:>5}  {_cell(record['title']):<8} {_cell(record['fixture']):<28} "
+                f"{_cell(record['action_index']):>6}  {_cell(record['entity']):<8} {income:>9}  "
+                f"{proof:<10} {_cell(record['vs_best_recorded']) or '-':>7}  "
+                f"{record['seconds']:>8.3f}  {rules}")
+
+    status = _print_records(_records(args.position, solved), fmt, head, row)
     if fmt == "table" and fallback:
         print("generic (fallback): the title has no rules profile of its own; solved under the "
               "generic rules, which may differ from its own")
@@ -247,20 +243,33 @@ def cmd_score(args: argparse.Namespace) -> int:
     status = 0
     head = (f"{'line':>5}  {'title':<6} {'fixture':<28} {'action':>6}  {'players: 18xx / ours':<26}  "
             f"{'auto-router: 18xx / ours':<26}  rules")
-    for k, record in enumerate(_records(args.positions, score_record)):
+
+    def row(record: dict) -> str:
+        nonlocal status
+        uncovered = notes(record)
+        if not record["agree"] and not uncovered:
+            status = 1
+        return (f"{record['line']:>5}  {_cell(record['title']):<6} {_cell(record['fixture']):<28} "
+                f"{_cell(record['action_index']):>6}  {_verdict(record.get('submitted')):<26}  "
+                f"{_verdict(record.get('auto_router')):<26}  "
+                f"{'not covered: generic (fallback)' if uncovered else 'covered'}")
+
+    read = _print_records(_records(args.positions, score_record), fmt, head, row)
+    return max(status, read)
+
+
+def _print_records(records, fmt: str, head: str, row) -> int:
+    """Each record as a JSON line, or as a table `row` under `head`; 2 when a line could not
+    be read, else 0."""
+    status = 0
+    for k, record in enumerate(records):
         if fmt == "table" and k == 0:
             print(f"{head}\n{'-' * len(head)}")
         if "error" in record:
             status = 2
             line = f"{record['line']:>5}  error: {record['error']}"
         else:
-            uncovered = notes(record)
-            if not record["agree"] and not uncovered:
-                status = max(status, 1)
-            line = (f"{record['line']:>5}  {_cell(record['title']):<6} {_cell(record['fixture']):<28} "
-                    f"{_cell(record['action_index']):>6}  {_verdict(record.get('submitted')):<26}  "
-                    f"{_verdict(record.get('auto_router')):<26}  "
-                    f"{'not covered: generic (fallback)' if uncovered else 'covered'}")
+            line = row(record)
         print(line if fmt == "table" else json.dumps(record), flush=True)
     return status
 
