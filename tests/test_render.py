@@ -9,6 +9,7 @@ at them before committing).
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import os
@@ -279,3 +280,54 @@ def test_cli_render_one_line_of_a_json_lines_file(tmp_path):
     assert len(by_class(parse(proc.stdout.decode()), "hex")) == len(docs[1]["hexes"])
     proc = run_cli(str(lines), "--line", "3")
     assert proc.returncode == 2 and b"fewer than 3 lines" in proc.stderr
+
+
+# ------------------------------------------------------------------------------------------------
+# Regressions
+
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def crowded_hex(layout: str, location: str, label: str) -> dict:
+    """One hex with a two-slot city holding two tokens, track on every side, a location name,
+    a label and a tile number."""
+    tile = "city=revenue:40,slots:2;" + ";".join(f"path=a:{k},b:_0" for k in range(6))
+    return {"format": "hexrail-position/1", "layout": layout,
+            "phase": {"name": "2", "colors": ["yellow", "green"]}, "company": "PRR",
+            "companies": [{"id": "PRR"}, {"id": "NYC"}], "trains": [{"id": "2-0", "spec": "2"}],
+            "hexes": {"B2": {"name": "X12", "color": "green", "location": location, "tile": tile,
+                             "labels": [label], "tokens": ["PRR", "NYC"]}}}
+
+
+def text_boxes(root: ET.Element) -> list[tuple[str, tuple[float, float, float, float]]]:
+    """Boxes of the hex texts: 0.6 em per character, from 0.8 em above the baseline to 0.1 below."""
+    out = []
+    for el in root.iter(SVG + "text"):
+        if el.get("class") not in ("label", "location", "tile-name", "hex-id"):
+            continue
+        font = float(el.get("font-size"))
+        for row in list(el.iter(SVG + "tspan")) or [el]:
+            x, y, w = float(row.get("x")), float(row.get("y")), 0.6 * font * len(row.text)
+            out.append((row.text, (x - w / 2, y - 0.8 * font, x + w / 2, y + 0.1 * font)))
+    return out
+
+
+def box_meets_circle(box, circle) -> bool:
+    (x0, y0, x1, y1), (cx, cy, r) = box, circle
+    return math.hypot(max(x0 - cx, 0.0, cx - x1), max(y0 - cy, 0.0, cy - y1)) < r
+
+
+@pytest.mark.parametrize("layout", ["flat", "pointy"])
+@pytest.mark.parametrize("location, label", [("Philadelphia", "NY"), ("Trenton / Newark City", "OO")])
+def test_crowded_hex_text_clears_tokens_and_other_text(layout, location, label):
+    root = parse(render_svg(crowded_hex(layout, location, label)))
+    (city,) = by_class(root, "city")
+    circles = [(float(c.get("cx")), float(c.get("cy")), float(c.get("r"))) for c in city.iter(SVG + "circle")]
+    assert len(by_class(root, "token")) == 2 and len(circles) == 4  # two slots, two tokens
+    boxes = text_boxes(root)
+    assert {t for t, _ in boxes} >= {label, "X12", "B2"}
+    for text, box in boxes:
+        assert not any(box_meets_circle(box, c) for c in circles), text
+    for (a, p), (b, q) in itertools.combinations(boxes, 2):
+        assert p[2] <= q[0] or q[2] <= p[0] or p[3] <= q[1] or q[3] <= p[1], (a, b)

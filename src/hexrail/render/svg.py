@@ -21,6 +21,7 @@ import itertools
 import math
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -42,6 +43,9 @@ SLOT_RADIUS = 0.25
 TOWN_RADIUS = 0.11
 BUBBLE_RADIUS = 0.17
 RING_WIDTH = 0.06
+# Text that finds no clear spot is tried at these shares of its font size, and, failing that,
+# over track (but still clear of cities, tokens and other text).
+TEXT_TRIES = ((1.0, False), (0.85, False), (1.0, True), (0.85, True), (0.7, True), (0.6, True))
 
 
 def _num(value: float) -> str:
@@ -90,13 +94,22 @@ def circle(radius: float) -> Shape:
 
 
 def text_shape(text: str, font: float) -> Shape:
-    """A line of centred text as a row of circles (DejaVu Sans: about 0.6 em per character)."""
+    """A line of centred text as a row of circles that together cover its box (DejaVu Sans:
+    about 0.6 em per character, 0.9 em tall): the box cut into pieces at most half its height
+    wide, each inside the circle through its corners, so text kept clear of what is drawn
+    cannot reach it with a corner."""
     width, height = 0.6 * font * max(1, len(text)), 0.9 * font
-    n = max(1, math.ceil(width / height))
-    if n == 1:
-        return [(0.0, 0.0, max(width, height) / 2)]
-    step = (width - height) / (n - 1)
-    return [(-width / 2 + height / 2 + i * step, 0.0, height / 2) for i in range(n)]
+    n = max(1, math.ceil(width / (0.5 * height)))
+    piece = width / n
+    radius = math.hypot(piece / 2, height / 2)
+    return [(-width / 2 + (i + 0.5) * piece, 0.0, radius) for i in range(n)]
+
+
+def lines_shape(lines: list[str], font: float) -> Shape:
+    """Centred lines of text, one font size apart, as one shape."""
+    middle = (len(lines) - 1) / 2
+    return [(dx, (k - middle) * font, r) for k, text in enumerate(lines)
+            for dx, _, r in text_shape(text, font)]
 
 
 class _Spots:
@@ -113,19 +126,51 @@ class _Spots:
         self.dirs = np.array([geo.direction(k) for k in range(6)])
         self.enough = 0.04 * geo.size
         self.obstacles: list[tuple[float, float, float]] = []
+        self.hard: list[bool] = []  # False for track, which text may cover when it must
 
-    def block(self, point: Point, radius: float) -> None:
+    def block(self, point: Point, radius: float, hard: bool = True) -> None:
         self.obstacles.append((point[0], point[1], radius))
+        self.hard.append(hard)
 
     def place(self, candidates: Iterable[Point], shape: Shape) -> Point:
         """The best candidate for `shape`; what it covers is then blocked."""
         point, _ = self.try_place(candidates, shape)
+        return self._take(point, shape)
+
+    def fit_text(self, preferred: list[Point], lines: list[str], font: float) -> tuple[Point, float]:
+        """Where lines of text go and at what font size: a preferred spot at full size, else a
+        spot anywhere in the hex (edges first), else smaller print; when nothing is clear,
+        the smallest print where it overlaps least. What it covers is then blocked."""
+        anywhere = preferred + self.grid
+        best: tuple[float, Point, float] | None = None
+        for scale, over_track in TEXT_TRIES:
+            shape = lines_shape(lines, font * scale)
+            for cands in (preferred, anywhere):
+                spot, room = self.try_place(cands, shape, hard_only=over_track)
+                if room >= 0:
+                    return self._take(spot, shape), font * scale
+                if best is None or room > best[0] + 1e-9:
+                    best = (room, spot, scale)
+        _, spot, scale = best
+        return self._take(spot, lines_shape(lines, font * scale)), font * scale
+
+    @cached_property
+    def grid(self) -> list[Point]:
+        """Spots all over the hex, the bottom and top edges first, then inwards."""
+        rows = sorted((0.72, 0.58, 0.44, 0.3, 0.15, 0.0, -0.15, -0.3, -0.44, -0.58, -0.72),
+                      key=lambda y: (-abs(y), -y))
+        cols = (0.0, -0.15, 0.15, -0.3, 0.3, -0.45, 0.45, -0.6, 0.6)
+        return _grid(self.centre, self.geo.size, rows, cols)
+
+    def _take(self, point: Point, shape: Shape) -> Point:
         for dx, dy, r in shape:
             self.block((point[0] + dx, point[1] + dy), r)
         return point
 
-    def try_place(self, candidates: Iterable[Point], shape: Shape) -> tuple[Point, float]:
-        """The best candidate for `shape` and its clearance (negative: it overlaps something)."""
+    def try_place(self, candidates: Iterable[Point], shape: Shape,
+                  hard_only: bool = False) -> tuple[Point, float]:
+        """The best candidate for `shape` and its clearance (negative: it overlaps something);
+        with `hard_only`, track does not count."""
         cands = np.asarray(list(candidates), dtype=np.float64)  # (n, 2)
         circles = np.asarray(shape, dtype=np.float64)  # (m, 3)
         q = cands[:, None, :] + circles[None, :, :2]  # (n, m, 2)
@@ -134,8 +179,9 @@ class _Spots:
         # inside the hex, give or take a little
         room = 1.06 * self.geo.apothem - (rel @ self.dirs.T).max(axis=2) - radius
         score = np.minimum(room.min(axis=1), self.enough)
-        if self.obstacles:
-            obs = np.asarray(self.obstacles, dtype=np.float64)  # (k, 3)
+        obs = np.asarray([o for o, hard in zip(self.obstacles, self.hard) if hard or not hard_only],
+                         dtype=np.float64).reshape(-1, 3)  # (k, 3)
+        if len(obs):
             gap = np.hypot(q[..., None, 0] - obs[:, 0], q[..., None, 1] - obs[:, 1]) - obs[:, 2]
             score = np.minimum(score, (gap.min(axis=2) - radius).min(axis=1))
         best = int(np.flatnonzero(score >= score.max() - 1e-9)[0])
@@ -370,7 +416,7 @@ def _draw_track(root: ET.Element, board: BoardDrawing, spots: dict[str, _Spots])
                 _el(g, "path", class_="path-dual", d=_d(curve), stroke="#ffffff",
                     stroke_width=0.3 * width, stroke_dasharray=_num(0.1 * board.size))
             for t in (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9):
-                spots[h.id].block(_bezier(curve, t), 0.5 * width)
+                spots[h.id].block(_bezier(curve, t), 0.5 * width, hard=False)
 
 
 def _draw_routes(root: ET.Element, board: BoardDrawing,
@@ -481,6 +527,8 @@ def _draw_nodes(root: ET.Element, board: BoardDrawing, spots: dict[str, _Spots])
                 r = board.slot_radius(node)
                 for c in board.slot_circles(h, node):
                     spots[h.id].block(c, r)
+                if node.slots == 2:  # the band between the two circles
+                    spots[h.id].block(p, r)
             elif node.kind == "town":
                 r = TOWN_RADIUS * board.size
                 _el(g, "circle", class_="town", data_node=f"{h.id}-{node.index}", cx=p[0], cy=p[1], r=r,
@@ -545,79 +593,92 @@ def _split_name(name: str) -> list[str]:
 
 
 def _draw_text(root: ET.Element, board: BoardDrawing, spots: dict[str, _Spots]) -> None:
+    """Text in each hex, in order of importance: whatever comes later makes room for what is
+    already there (moving away, then shrinking), so it never covers a token or other text."""
     g = _el(root, "g", class_="labels", text_anchor="middle")
-    size, colours = board.size, board.pos.phase.colors
-    flat = board.geo.orientation == "flat"
-    bubble = BUBBLE_RADIUS * size
     for h in board.pos.hexes:
-        layout, free = board.tiles[h.id], spots[h.id]
-        c = layout.centre
+        free = spots[h.id]
         ink = style.text_on(style.tile_fill(h.tile.color))
-        # hex id near the top
-        font = 0.14 * size
-        top = (-0.72, -0.6) if flat else (-0.68, -0.55, -0.4)
-        spot = free.place(_grid(c, size, top, (0.0, -0.2, 0.2, -0.35, 0.35)), text_shape(h.id, font))
-        _el(g, "text", h.id, class_="hex-id", x=spot[0], y=spot[1] + 0.35 * font, font_size=font,
-            fill=ink, fill_opacity="0.6")
-        # revenues of cities, towns and passes, next to their node
-        for node in h.tile.nodes:
-            if node.kind not in ("city", "town", "pass") or (node.extra and node.extra.get("hide")):
-                continue
-            value = node.value(colours)
-            if value == 0:
-                continue
-            p = layout.points[node.index]
-            near = (board.city_extent(h, node) if node.kind in ("city", "pass")
-                    else TOWN_RADIUS * size) + bubble + 0.03 * size
-            spot = free.place(_ring(p, near, 12, -math.pi / 4) + _ring(p, near + 0.15 * size, 12, -math.pi / 4),
-                              circle(bubble))
-            rg = _el(g, "g", class_="revenue", data_node=f"{h.id}-{node.index}")
-            _el(rg, "circle", cx=spot[0], cy=spot[1], r=bubble, fill="#ffffff", stroke="#000000",
-                stroke_width=0.02 * size)
-            text = str(value)
-            _el(rg, "text", text, x=spot[0], y=spot[1] + 0.07 * size,
-                font_size=min(0.19 * size, 2.6 * bubble / max(2, len(text))), fill="#000000")
-        # tile labels (OO, Z, NY ...), towards a corner
+        _draw_hex_id(g, board, h, free, ink)
+        _draw_revenues(g, board, h, free)
         for label in h.tile.labels:
-            font = 0.26 * size
-            spot = free.place(_ring(c, 0.58 * size, 6, math.radians(board.geo.base + 30))
-                              + _ring(c, 0.42 * size, 12), text_shape(label, font))
-            _el(g, "text", label, class_="label", x=spot[0], y=spot[1] + 0.35 * font,
-                font_size=font, font_weight="bold", fill=ink)
-        # location name: below the middle, else wherever there is room; long names on two lines
+            _draw_label(g, board, h, free, ink, label)
         if h.location:
-            lines = _split_name(h.location)
-            rows = (0.58, 0.45, -0.5, 0.3, -0.3, 0.7, -0.65, 0.0)
-            cands = _grid(c, size, rows, (0.0, -0.15, 0.15, -0.3, 0.3))
-            font = min(0.17 * size, 2.4 * size / max(len(x) for x in lines))
-            for shrink in (1.0, 0.85):  # a crowded hex gets smaller print
-                shape = [(dx, (k - (len(lines) - 1) / 2) * font * shrink, r)
-                         for k, text in enumerate(lines) for dx, _, r in text_shape(text, font * shrink)]
-                spot, room = free.try_place(cands, shape)
-                if room >= 0:
-                    break
-            font *= shrink
-            for dx, dy, r in shape:
-                free.block((spot[0] + dx, spot[1] + dy), r)
-            loc = _el(g, "text", None, class_="location", font_size=font, fill=ink)
-            for k, text in enumerate(lines):
-                _el(loc, "tspan", text, x=spot[0],
-                    y=spot[1] + 0.35 * font + (k - (len(lines) - 1) / 2) * font)
-        # tile name towards the lower right (laid tiles only)
+            _draw_location(g, board, h, free, ink)
         if h.tile.name and h.tile.name != h.id and h.tile.color in ("yellow", "green", "brown", "gray"):
-            font = 0.13 * size
-            corners = board.geo.corners(c)
-            cands = [((2 * q[0] + 3 * c[0]) / 5, (2 * q[1] + 3 * c[1]) / 5) for q in corners]
-            spot = free.place(cands, text_shape(h.tile.name, font))
-            _el(g, "text", h.tile.name, class_="tile-name", x=spot[0], y=spot[1] + 0.35 * font,
-                font_size=font, fill=ink, fill_opacity="0.7")
-        # icons (ports, mines, bonus markers) as small tags
+            _draw_tile_name(g, board, h, free, ink)  # laid tiles only
         for icon in h.icons:
-            font = 0.12 * size
-            text = icon[:8]
-            spot = free.place(_ring(c, 0.5 * size, 12, 0.1) + _ring(c, 0.3 * size, 8), text_shape(text, font))
-            _el(g, "text", text, class_="icon", x=spot[0], y=spot[1] + 0.35 * font,
-                font_size=font, font_style="italic", fill=ink)
+            _draw_icon(g, board, h, free, ink, icon[:8])
+
+
+def _text_line(g: ET.Element, text: str, spot: Point, font: float, **attrs: Any) -> ET.Element:
+    """One centred line whose box (`text_shape`) is centred on `spot`."""
+    return _el(g, "text", text, x=spot[0], y=spot[1] + 0.35 * font, font_size=font, **attrs)
+
+
+def _draw_hex_id(g: ET.Element, board: BoardDrawing, h: Hex, free: _Spots, ink: str) -> None:
+    top = (-0.72, -0.6) if board.geo.orientation == "flat" else (-0.68, -0.55, -0.4)
+    cands = _grid(board.centres[h.id], board.size, top, (0.0, -0.2, 0.2, -0.35, 0.35))
+    spot, font = free.fit_text(cands, [h.id], 0.14 * board.size)
+    _text_line(g, h.id, spot, font, class_="hex-id", fill=ink, fill_opacity="0.6")
+
+
+def _draw_revenues(g: ET.Element, board: BoardDrawing, h: Hex, free: _Spots) -> None:
+    """Revenue bubbles of cities, towns and passes, next to their node."""
+    size, layout = board.size, board.tiles[h.id]
+    bubble = BUBBLE_RADIUS * size
+    for node in h.tile.nodes:
+        if node.kind not in ("city", "town", "pass") or (node.extra and node.extra.get("hide")):
+            continue
+        value = node.value(board.pos.phase.colors)
+        if value == 0:
+            continue
+        p = layout.points[node.index]
+        near = (board.city_extent(h, node) if node.kind in ("city", "pass")
+                else TOWN_RADIUS * size) + bubble + 0.03 * size
+        spot = free.place(_ring(p, near, 12, -math.pi / 4) + _ring(p, near + 0.15 * size, 12, -math.pi / 4),
+                          circle(bubble))
+        rg = _el(g, "g", class_="revenue", data_node=f"{h.id}-{node.index}")
+        _el(rg, "circle", cx=spot[0], cy=spot[1], r=bubble, fill="#ffffff", stroke="#000000",
+            stroke_width=0.02 * size)
+        text = str(value)
+        _el(rg, "text", text, x=spot[0], y=spot[1] + 0.07 * size,
+            font_size=min(0.19 * size, 2.6 * bubble / max(2, len(text))), fill="#000000")
+
+
+def _draw_label(g: ET.Element, board: BoardDrawing, h: Hex, free: _Spots, ink: str, label: str) -> None:
+    """A tile label (OO, Z, NY ...), towards a corner."""
+    c, size = board.centres[h.id], board.size
+    cands = _ring(c, 0.58 * size, 6, math.radians(board.geo.base + 30)) + _ring(c, 0.42 * size, 12)
+    spot, font = free.fit_text(cands, [label], 0.26 * size)
+    _text_line(g, label, spot, font, class_="label", font_weight="bold", fill=ink)
+
+
+def _draw_location(g: ET.Element, board: BoardDrawing, h: Hex, free: _Spots, ink: str) -> None:
+    """The location name: below the middle, else wherever there is room; long names on two lines."""
+    lines = _split_name(h.location)
+    rows = (0.58, 0.45, -0.5, 0.3, -0.3, 0.7, -0.65, 0.0)
+    cands = _grid(board.centres[h.id], board.size, rows, (0.0, -0.15, 0.15, -0.3, 0.3))
+    font = min(0.17 * board.size, 2.4 * board.size / max(len(x) for x in lines))
+    spot, font = free.fit_text(cands, lines, font)
+    loc = _el(g, "text", None, class_="location", font_size=font, fill=ink)
+    for k, text in enumerate(lines):
+        _el(loc, "tspan", text, x=spot[0], y=spot[1] + 0.35 * font + (k - (len(lines) - 1) / 2) * font)
+
+
+def _draw_tile_name(g: ET.Element, board: BoardDrawing, h: Hex, free: _Spots, ink: str) -> None:
+    """The tile's number, towards a corner."""
+    c = board.centres[h.id]
+    cands = [((2 * q[0] + 3 * c[0]) / 5, (2 * q[1] + 3 * c[1]) / 5) for q in board.geo.corners(c)]
+    spot, font = free.fit_text(cands, [h.tile.name], 0.13 * board.size)
+    _text_line(g, h.tile.name, spot, font, class_="tile-name", fill=ink, fill_opacity="0.7")
+
+
+def _draw_icon(g: ET.Element, board: BoardDrawing, h: Hex, free: _Spots, ink: str, text: str) -> None:
+    """An icon (port, mine, bonus marker) as a small tag."""
+    c, size = board.centres[h.id], board.size
+    spot, font = free.fit_text(_ring(c, 0.5 * size, 12, 0.1) + _ring(c, 0.3 * size, 8), [text], 0.12 * size)
+    _text_line(g, text, spot, font, class_="icon", font_style="italic", fill=ink)
 
 
 class _Legend:
