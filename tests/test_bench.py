@@ -4,7 +4,9 @@ positions (tests/bench_positions)."""
 
 from __future__ import annotations
 
+import io
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -144,6 +146,34 @@ def test_command_line_with_json_and_plots(tmp_path, capsys):
     for stem in ("time_distribution", "time_vs_board_size", "time_vs_trains"):
         assert (plots / f"{stem}.png").stat().st_size > 1000
         assert (plots / f"{stem}.svg").read_text().lstrip().startswith("<?xml")
+
+
+def test_progress_off_a_terminal_is_one_line_and_quiet_is_silent(capsys):
+    bench(POSITIONS[-1:], ["greedy", "exact"], progress=True)
+    err = capsys.readouterr().err  # captured: no terminal, so no bar and no carriage returns
+    assert re.fullmatch(r"bench: 2/2 runs in \d+\.\ds\n", err), err
+    assert main(["-q", "bench", str(POSITIONS[-1]), "--algorithm", "greedy"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_bar_on_a_terminal():
+    from hexrail.corpus import Progress
+
+    stream = _Terminal()
+    with Progress(2, label="bench", unit="run", stream=stream) as bar:
+        bar.update()
+        bar.update()
+    text = stream.getvalue()
+    assert text.startswith("\rbench:") and "2/2" in text and "runs in" not in text
+    silent = _Terminal()
+    with Progress(2, enabled=False, stream=silent) as bar:
+        bar.update(2)
+    assert silent.getvalue() == ""
 
 
 def test_command_line_names_a_bad_algorithm(capsys):

@@ -6,7 +6,8 @@ validator, and prints one summary row per title: positions, solved, proven optim
 income compares with the players' and with the 18xx.games auto-router's, how often the players'
 routes score the same under our rules, and time percentiles (ours and the auto-router's recorded
 times). Positions where we are lower than a recorded figure, or disagree with 18xx.games on the
-players' routes, are listed below the table for titles whose rules we cover.
+players' routes, are listed below the table for titles whose rules we cover. Progress goes to
+stderr (`Progress`): a tqdm bar on a terminal, one summary line elsewhere.
 
 >>> percentile([0.1, 0.2, 0.3, 0.4], 50)
 0.2
@@ -22,6 +23,8 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
+
+from tqdm import tqdm
 
 from hexrail.errors import HexrailError
 
@@ -87,71 +90,75 @@ def warm_up() -> None:
     load_kernels()
 
 
-class ProgressBar:
-    """A small progress bar on a stream (stderr), redrawn at most ten times a second."""
+class Progress:
+    """Progress over `total` items on `stream` (stderr), for a context manager's span.
 
-    def __init__(self, total: int, stream: IO[str] | None = None, width: int = 30, label: str = "corpus"):
+    On a terminal, a tqdm bar. Elsewhere (a log file, a pipe, a test's captured stderr) no bar and
+    no carriage returns: one line at the end, ``corpus: 12/12 positions in 3.4s``. Nothing at all
+    when ``enabled`` is false (the CLI's ``-q`` and ``--no-progress``).
+    """
+
+    def __init__(self, total: int, *, label: str = "corpus", unit: str = "position",
+                 enabled: bool = True, stream: IO[str] | None = None):
         self.total = max(total, 0)
-        self.stream = stream if stream is not None else sys.stderr
-        self.width = width
         self.label = label
-        self.start = time.perf_counter()
-        self.last = 0.0
+        self.unit = unit
+        self.enabled = enabled
+        self.stream = stream if stream is not None else sys.stderr
         self.done = 0
+        self.start = time.perf_counter()
+        self.terminal = hasattr(self.stream, "isatty") and self.stream.isatty()
+        self.bar = tqdm(total=self.total, desc=label, unit=unit, file=self.stream,
+                        disable=not (enabled and self.terminal), dynamic_ncols=True)
 
-    def update(self, done: int, *, force: bool = False) -> None:
-        self.done = done
-        now = time.perf_counter()
-        if not force and now - self.last < 0.1 and done < self.total:
-            return
-        self.last = now
-        frac = done / self.total if self.total else 1.0
-        filled = int(round(frac * self.width))
-        elapsed = now - self.start
-        eta = elapsed / done * (self.total - done) if done else 0.0
-        bar = "#" * filled + "-" * (self.width - filled)
-        self.stream.write(f"\r{self.label} [{bar}] {done}/{self.total} {frac:4.0%} "
-                          f"{elapsed:6.1f}s elapsed, eta {eta:5.1f}s")
-        self.stream.flush()
+    def update(self, n: int = 1) -> None:
+        """`n` more items done."""
+        self.done += n
+        self.bar.update(n)
 
     def close(self) -> None:
-        self.update(self.done, force=True)
-        self.stream.write("\n")
-        self.stream.flush()
+        """Leave the finished bar on a terminal; elsewhere write the one summary line."""
+        self.bar.close()
+        if self.enabled and not self.terminal:
+            self.stream.write(f"{self.label}: {self.done}/{self.total} {self.unit}s in "
+                              f"{time.perf_counter() - self.start:.1f}s\n")
+            self.stream.flush()
+
+    def __enter__(self) -> Progress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def solve_all(tasks: list[Task], *, time_limit: float | None = None, workers: int = 1,
               progress: bool = True, objective: str = "income") -> list[dict]:
     """Solve every task (in a process pool when ``workers > 1``); results in task order."""
-    bar = ProgressBar(len(tasks)) if progress else None
     results: list[dict | None] = [None] * len(tasks)
-    if workers <= 1:
-        warm_up()
-        for k, task in enumerate(tasks):
-            results[k] = solve_task(task, time_limit, objective)
-            if bar:
-                bar.update(k + 1)
-    else:
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor, as_completed
+    with Progress(len(tasks), enabled=progress) as bar:
+        if workers <= 1:
+            warm_up()
+            for k, task in enumerate(tasks):
+                results[k] = solve_task(task, time_limit, objective)
+                bar.update()
+        else:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor, as_completed
 
-        # spawn: workers must not inherit the solver's threads (CP-SAT) from this process
-        ctx = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=warm_up) as pool:
-            futures = {pool.submit(_solve_task_args, (task, time_limit, objective)): k
-                       for k, task in enumerate(tasks)}
-            for done, future in enumerate(as_completed(futures), 1):
-                k = futures[future]
-                try:
-                    results[k] = future.result()
-                except Exception as err:  # a crashed worker: report it on its line
-                    name, number, _ = tasks[k]
-                    results[k] = {"file": name, "line": number, "title": None, "fixture": None,
-                                  "action_index": None, "error": f"worker failed: {err}"}
-                if bar:
-                    bar.update(done)
-    if bar:
-        bar.close()
+            # spawn: workers must not inherit the solver's threads (CP-SAT) from this process
+            ctx = multiprocessing.get_context("spawn")
+            with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=warm_up) as pool:
+                futures = {pool.submit(_solve_task_args, (task, time_limit, objective)): k
+                           for k, task in enumerate(tasks)}
+                for future in as_completed(futures):
+                    k = futures[future]
+                    try:
+                        results[k] = future.result()
+                    except Exception as err:  # a crashed worker: report it on its line
+                        name, number, _ = tasks[k]
+                        results[k] = {"file": name, "line": number, "title": None, "fixture": None,
+                                      "action_index": None, "error": f"worker failed: {err}"}
+                    bar.update()
     return [r for r in results if r is not None]
 
 

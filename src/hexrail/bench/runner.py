@@ -20,9 +20,12 @@ import tracemalloc
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hexrail.errors import HexrailError
+
+if TYPE_CHECKING:
+    from hexrail.corpus import Progress
 
 MEMORY_MODES = ("rss", "tracemalloc")
 
@@ -163,26 +166,24 @@ def units_for(cases: list[Case], algorithms: list[str], time_limit: float | None
 
 def run_local(units: list[Unit], *, workers: int = 1, progress: bool = True) -> list[dict]:
     """Run the units here (``workers <= 1``) or on a spawned process pool; results in unit order."""
-    from hexrail.corpus import ProgressBar
+    from hexrail.corpus import Progress
 
-    bar = ProgressBar(len(units), label="bench") if progress else None
     results: list[dict | None] = [None] * len(units)
-    if workers <= 1:
-        _warm_imports()
-        for k, unit in enumerate(units):
-            results[k] = run_unit(unit)
-            if bar:
-                bar.update(k + 1)
-    else:
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor, as_completed
+    with Progress(len(units), label="bench", unit="run", enabled=progress) as bar:
+        if workers <= 1:
+            _warm_imports()
+            for k, unit in enumerate(units):
+                results[k] = run_unit(unit)
+                bar.update()
+        else:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor, as_completed
 
-        ctx = multiprocessing.get_context("spawn")  # no inherited solver threads
-        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_warm_imports) as pool:
-            futures = [pool.submit(run_unit, unit) for unit in units]
-            _collect(futures, as_completed(futures), units, results, bar)
-    if bar:
-        bar.close()
+            ctx = multiprocessing.get_context("spawn")  # no inherited solver threads
+            with ProcessPoolExecutor(max_workers=workers, mp_context=ctx,
+                                     initializer=_warm_imports) as pool:
+                futures = [pool.submit(run_unit, unit) for unit in units]
+                _collect(futures, as_completed(futures), units, results, bar)
     return [r for r in results if r is not None]
 
 
@@ -197,33 +198,29 @@ def run_dask(units: list[Unit], address: str, *, progress: bool = True) -> list[
     except ImportError:
         raise HexrailError("the cluster engine is not installed: pip install 'hexrail[cluster]'",
                            where="--cluster") from None
-    from hexrail.corpus import ProgressBar
+    from hexrail.corpus import Progress
 
-    bar = ProgressBar(len(units), label="bench") if progress else None
     results: list[dict | None] = [None] * len(units)
     try:
         client = Client(address, timeout="10s")
     except OSError as err:
         raise HexrailError(f"cannot reach the scheduler: {err}", where=address) from None
-    with client:
+    with client, Progress(len(units), label="bench", unit="run", enabled=progress) as bar:
         futures = client.map(run_unit, units, pure=False)
         _collect(futures, as_completed(futures), units, results, bar)
-    if bar:
-        bar.close()
     return [r for r in results if r is not None]
 
 
-def _collect(futures: list, finished, units: list[Unit], results: list, bar) -> None:
+def _collect(futures: list, finished, units: list[Unit], results: list, bar: Progress) -> None:
     """Store each unit's result (or its worker's failure) as its future finishes."""
     def key(f):  # Dask futures are known by their task key, local ones by themselves
         return getattr(f, "key", None) or id(f)
 
     index = {key(f): k for k, f in enumerate(futures)}
-    for done, future in enumerate(finished, 1):
+    for future in finished:
         k = index[key(future)]
         results[k] = _result_or_failure(future, units[k])
-        if bar:
-            bar.update(done)
+        bar.update()
 
 
 def _result_or_failure(future, unit: Unit) -> dict:
