@@ -516,8 +516,58 @@ def test_solve_stream_goes_on_after_bad_lines(tmp_path, warm_solver):
         (route,) = record["routes"]
         assert route["g18xx"]["connections"] in ([["A1", "A3"], ["A3", "A5", "A7"]],
                                                  [["A7", "A5", "A3"], ["A3", "A1"]])
-    assert "warm_up_seconds" in first and "warm_up_seconds" not in last
+    assert set(first) == set(last) and "warm_up_seconds" not in first  # the same keys on every line
     assert (first["line"], last["line"]) == (1, 5)
+
+
+def _cli_output(capsys, *argv: str) -> tuple[int, str]:
+    from hexrail.cli import main
+
+    status = main(list(argv))
+    return status, capsys.readouterr().out
+
+
+def _unclocked(text: str) -> list[dict]:
+    return [{k: v for k, v in r.items() if k != "seconds"} for r in _lines(text)]
+
+
+def test_solve_stream_writes_the_cli_lines(tmp_path, capsys, warm_solver):
+    wrong = board()
+    wrong["hexes"][1]["paths"][1]["b"] = "n7"
+    path = tmp_path / "positions.jsonl"
+    path.write_text("\n".join([json.dumps(board()), "{not json", json.dumps(wrong)]) + "\n")
+    out = io.StringIO()
+    status = solve_stream(str(path), out)
+    cli_status, cli_out = _cli_output(capsys, "-q", "solve", "--from", "18xx", str(path),
+                                      "--format", "json")
+    assert (status, cli_status) == (2, 2)
+    assert [list(r) for r in _lines(out.getvalue())] == [list(r) for r in _lines(cli_out)]
+    assert _unclocked(out.getvalue()) == _unclocked(cli_out)
+
+
+def test_score_stream_writes_the_cli_lines(tmp_path, capsys):
+    wrong = board()
+    wrong["submitted"]["revenue"] = 70
+    uncovered = board()
+    uncovered["title"] = "18ZZ"
+    path = tmp_path / "positions.jsonl"
+    path.write_text("\n".join([json.dumps(board()), json.dumps(wrong), "{not json",
+                               json.dumps(uncovered)]) + "\n")
+    for fmt in ("json", "table"):
+        out = io.StringIO()
+        status = score_stream(str(path), out, fmt=fmt)
+        assert (status, out.getvalue()) == _cli_output(capsys, "-q", "score", "--from", "18xx",
+                                                       str(path), "--format", fmt)
+
+
+@pytest.mark.parametrize("stream", [solve_stream, score_stream])
+def test_streams_refuse_empty_input(tmp_path, stream):
+    path = tmp_path / "empty.jsonl"
+    path.write_text("\n  \n")
+    out = io.StringIO()
+    with pytest.raises(HexrailError, match="empty"):
+        stream(str(path), out)
+    assert out.getvalue() == ""
 
 
 def test_solved_routes_in_18xx_form_validate(warm_solver):
@@ -608,8 +658,11 @@ def test_cli_score_and_corpus(corpus_dir, tmp_path):
     done = _hexrail("corpus", str(path), "--workers", "2", "--json", str(json_out))
     assert done.returncode == 0, done.stderr
     assert re.search(r"^1830\s+3\s+3\s+3\s", done.stdout, re.M), done.stdout
-    assert "corpus [" in done.stderr  # the progress bar
+    # captured stderr is no terminal: no bar, no carriage returns, one summary line
+    assert re.fullmatch(r"corpus: 3/3 positions in \d+\.\ds\n", done.stderr), done.stderr
     assert len(json_out.read_text().splitlines()) == 3
+    quiet = _hexrail("-q", "corpus", str(path))
+    assert quiet.returncode == 0 and quiet.stderr == "", quiet.stderr
 
 
 def test_cli_reports_unreadable_file():

@@ -1,12 +1,17 @@
-"""The CLI streams over 18xx.games positions: solve and score, one result line per input line."""
+"""Streams over 18xx.games positions: solve and score, one result line per input line.
+
+`solve_stream` and `score_stream` write the lines of the CLI's ``solve --from 18xx`` and
+``score`` (the same records, from `solve_record` and `score_record`).
+"""
 
 from __future__ import annotations
 
 import gc
 import json
+import logging
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path as FilePath
 from typing import IO, Any
 
@@ -14,6 +19,9 @@ from hexrail.errors import HexrailError
 from hexrail.io.g18xx.reader import position_from_18xx
 from hexrail.io.g18xx.routes import plan_from_18xx_routes, route_to_18xx
 from hexrail.model.position import Position
+
+log = logging.getLogger(__name__)
+
 
 def read_positions(path: str | FilePath) -> Iterator[tuple[int, Any]]:
     """``(line number, parsed object or HexrailError)`` for every position in a file or stdin.
@@ -153,26 +161,43 @@ def warm_up() -> float:
     return time.perf_counter() - start
 
 
+def _records(path: str, make: Callable[[Any], dict]) -> Iterator[dict]:
+    """`make(position)` for every position of `path` (``-``: stdin), each with its ``line``; a
+    line that cannot be read gives an ``error`` record. Empty input is an error, not silence.
+
+    The same records, keys and order as the CLI's ``solve --from 18xx`` and ``score`` lines.
+    """
+    count = 0
+    for number, data in read_positions(path):
+        count += 1
+        if isinstance(data, HexrailError):
+            yield {**_ids(None), "line": number, "error": str(data)}
+        else:
+            yield {**make(data), "line": number}
+    if not count:
+        raise HexrailError("no positions: the input is empty", where="stdin" if path == "-" else path)
+
+
 def solve_stream(path: str, out: IO[str], *, time_limit: float | None = None,
                  objective: str = "income") -> int:
     """Solve every position of `path` (a file or ``-`` for stdin); one JSON line each, in order.
 
-    The first solved line also carries ``warm_up_seconds``, the one-off cost of loading the
-    compiled kernels. Returns 0 when every line was solved, 2 when some line gave an error (the
-    others are still written).
+    The lines of ``hexrail solve --from 18xx --format json``: `solve_record` plus ``line``, the
+    same keys on every line. The one-off warm-up before the first solve (`warm_up`) is in no
+    line's ``seconds``; it is logged at info level. Returns 0 when every line was solved, 2 when
+    some line gave an error (the others are still written); raises `HexrailError` on empty input.
     """
+    warmed = False
+
+    def solved(data: Any) -> dict:
+        nonlocal warmed
+        if not warmed:
+            warmed = True
+            log.info(f"warm-up: loaded the compiled solver in {warm_up():.2f} s")
+        return solve_record(data, time_limit=time_limit, objective=objective)
+
     status = 0
-    cold: float | None = None
-    for number, data in read_positions(path):
-        if isinstance(data, HexrailError):
-            record = {**_ids(None), "line": number, "error": str(data)}
-        else:
-            first = cold is None
-            if first:
-                cold = warm_up()
-            record = {**solve_record(data, time_limit=time_limit, objective=objective), "line": number}
-            if first:
-                record["warm_up_seconds"] = round(cold, 6)
+    for record in _records(path, solved):
         if "error" in record:
             status = 2
         out.write(json.dumps(record) + "\n")
@@ -253,36 +278,35 @@ def _verdict_cell(scored: dict | None) -> str:
     return f"{engine} / {ours} {'ok' if scored['agree'] else 'DIFFER'}"
 
 
+def _cell(value: Any) -> str:
+    return "" if value is None else str(value)
+
+
 def score_stream(path: str, out: IO[str], *, fmt: str = "json") -> int:
     """Score the recorded routes of every position of `path`: do we agree with 18xx.games?
 
-    ``fmt="json"`` writes one JSON line per position (`score_record`); ``"table"`` one table row
-    per position (18xx.games figure / ours). Returns 0 when we agree on every position whose rules
-    we cover, 1 otherwise, 2 when a line could not be read.
+    The output of ``hexrail score --format FMT``: ``fmt="json"`` writes one JSON line per
+    position (`score_record` plus ``line``); ``"table"`` one table row per position (18xx.games
+    figure / ours). Returns 0 when we agree on every position whose rules we cover, 1 otherwise,
+    2 when a line could not be read; raises `HexrailError` on empty input.
     """
     status = 0
-    header = f"{'line':>5}  {'title':<6} {'fixture':<28} {'action':>6}  {'players: 18xx / ours':<26}  " \
-             f"{'auto-router: 18xx / ours':<26}  rules"
-    if fmt == "table":
-        out.write(header + "\n" + "-" * len(header) + "\n")
-    for number, data in read_positions(path):
-        record = ({**_ids(None), "error": str(data)} if isinstance(data, HexrailError)
-                  else score_record(data))
-        record["line"] = number
+    head = (f"{'line':>5}  {'title':<6} {'fixture':<28} {'action':>6}  {'players: 18xx / ours':<26}  "
+            f"{'auto-router: 18xx / ours':<26}  rules")
+    for k, record in enumerate(_records(path, score_record)):
+        if fmt == "table" and k == 0:
+            out.write(f"{head}\n{'-' * len(head)}\n")
         if "error" in record:
             status = 2
-        elif not record["agree"] and record["rules_covered"]:
-            status = max(status, 1)
-        if fmt == "table":
-            if "error" in record:
-                out.write(f"{number:>5}  error: {record['error']}\n")
-            else:
-                rules = "covered" if record["rules_covered"] else "not covered"
-                out.write(f"{number:>5}  {record['title'] or '':<6} {str(record['fixture'] or ''):<28} "
-                          f"{record['action_index'] if record['action_index'] is not None else '':>6}  "
-                          f"{_verdict_cell(record.get('submitted')):<26}  "
-                          f"{_verdict_cell(record.get('auto_router')):<26}  {rules}\n")
+            line = f"{record['line']:>5}  error: {record['error']}"
         else:
-            out.write(json.dumps(record) + "\n")
+            uncovered = record.get("rules_covered") is False
+            if not record["agree"] and not uncovered:
+                status = max(status, 1)
+            line = (f"{record['line']:>5}  {_cell(record['title']):<6} {_cell(record['fixture']):<28} "
+                    f"{_cell(record['action_index']):>6}  {_verdict_cell(record.get('submitted')):<26}  "
+                    f"{_verdict_cell(record.get('auto_router')):<26}  "
+                    f"{'not covered: generic (fallback)' if uncovered else 'covered'}")
+        out.write((line if fmt == "table" else json.dumps(record)) + "\n")
         out.flush()
     return status
