@@ -17,7 +17,7 @@ import logging
 import math
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -140,23 +140,6 @@ def cmd_validate(args: argparse.Namespace) -> int:
 # -- streams over 18xx.games positions: one output line per input line, in input order ----------
 
 
-def _records(path: str, make: Callable[[Any], dict]) -> Iterator[dict]:
-    """`make(position)` for every position of `path` (``-``: stdin), each with its ``line``; a
-    line that cannot be read gives an ``error`` record. Empty input is an error, not silence."""
-    from hexrail.io.g18xx import read_positions
-
-    count = 0
-    for number, data in read_positions(path):
-        count += 1
-        if isinstance(data, HexrailError):
-            yield {"title": None, "fixture": None, "action_index": None, "line": number,
-                   "error": str(data)}
-        else:
-            yield {**make(data), "line": number}
-    if not count:
-        raise HexrailError("no positions: the input is empty", where="stdin" if path == "-" else path)
-
-
 class _RulesNotes:
     """Warn once per title solved under the generic rules because it has no profile of its own."""
 
@@ -186,7 +169,7 @@ def _solve_18xx(args: argparse.Namespace) -> int:
     Every result line has the same keys; the one-off warm-up (loading the compiled kernels, not
     counted in any line's ``seconds``) is logged to stderr with ``-v``.
     """
-    from hexrail.io.g18xx import solve_record, warm_up
+    from hexrail.io.g18xx import position_records, solve_record, warm_up
 
     fmt = _format(args)
     notes = _RulesNotes("solved")
@@ -215,7 +198,7 @@ def _solve_18xx(args: argparse.Namespace) -> int:
                 f"{proof:<10} {_cell(record['vs_best_recorded']) or '-':>7}  "
                 f"{record['seconds']:>8.3f}  {rules}")
 
-    status = _print_records(_records(args.position, solved), fmt, head, row)
+    status = _print_records(position_records(args.position, solved), fmt, head, row)
     if fmt == "table" and fallback:
         print("generic (fallback): the title has no rules profile of its own; solved under the "
               "generic rules, which may differ from its own")
@@ -236,7 +219,7 @@ def _verdict(scored: dict | None) -> str:
 def cmd_score(args: argparse.Namespace) -> int:
     """``score``: 0 when we agree with 18xx.games on every position whose rules we cover, 1
     otherwise, 2 when a line could not be read."""
-    from hexrail.io.g18xx import score_record
+    from hexrail.io.g18xx import position_records, score_record
 
     fmt = _format(args)
     notes = _RulesNotes("scored")
@@ -254,7 +237,7 @@ def cmd_score(args: argparse.Namespace) -> int:
                 f"{_verdict(record.get('auto_router')):<26}  "
                 f"{'not covered: generic (fallback)' if uncovered else 'covered'}")
 
-    read = _print_records(_records(args.positions, score_record), fmt, head, row)
+    read = _print_records(position_records(args.positions, score_record), fmt, head, row)
     return max(status, read)
 
 

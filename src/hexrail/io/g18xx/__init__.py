@@ -21,13 +21,14 @@ runs under ``generic`` and every result says whether the title's own rules are c
 from hexrail.io.g18xx.reader import SCHEMA, GENERIC_TITLES, position_from_18xx, rules_for_title
 from hexrail.io.g18xx.routes import (chain_id, connections_from_track, plan_from_18xx_routes,
                                      route_segments, route_to_18xx)
-from hexrail.io.g18xx.streams import (best_recorded, read_positions, recorded_figures,
+from hexrail.io.g18xx.streams import (best_recorded, position_records, read_positions, recorded_figures,
                                       score_record, score_routes, score_stream, solve_record,
                                       solve_stream, warm_up)
 
 __all__ = [
     "GENERIC_TITLES", "SCHEMA", "best_recorded", "chain_id", "connections_from_track",
-    "plan_from_18xx_routes", "position_from_18xx", "read_positions", "recorded_figures",
+    "plan_from_18xx_routes", "position_from_18xx", "position_records", "read_positions",
+    "recorded_figures",
     "route_segments", "route_to_18xx", "rules_for_title", "score_record", "score_routes",
     "score_stream", "solve_record", "solve_stream", "warm_up",
 ]

@@ -161,7 +161,7 @@ def warm_up() -> float:
     return time.perf_counter() - start
 
 
-def _records(path: str, make: Callable[[Any], dict]) -> Iterator[dict]:
+def position_records(path: str, make: Callable[[Any], dict]) -> Iterator[dict]:
     """`make(position)` for every position of `path` (``-``: stdin), each with its ``line``; a
     line that cannot be read gives an ``error`` record. Empty input is an error, not silence.
 
@@ -197,7 +197,7 @@ def solve_stream(path: str, out: IO[str], *, time_limit: float | None = None,
         return solve_record(data, time_limit=time_limit, objective=objective)
 
     status = 0
-    for record in _records(path, solved):
+    for record in position_records(path, solved):
         if "error" in record:
             status = 2
         out.write(json.dumps(record) + "\n")
@@ -293,7 +293,7 @@ def score_stream(path: str, out: IO[str], *, fmt: str = "json") -> int:
     status = 0
     head = (f"{'line':>5}  {'title':<6} {'fixture':<28} {'action':>6}  {'players: 18xx / ours':<26}  "
             f"{'auto-router: 18xx / ours':<26}  rules")
-    for k, record in enumerate(_records(path, score_record)):
+    for k, record in enumerate(position_records(path, score_record)):
         if fmt == "table" and k == 0:
             out.write(f"{head}\n{'-' * len(head)}\n")
         if "error" in record:
