@@ -331,3 +331,70 @@ def test_crowded_hex_text_clears_tokens_and_other_text(layout, location, label):
         assert not any(box_meets_circle(box, c) for c in circles), text
     for (a, p), (b, q) in itertools.combinations(boxes, 2):
         assert p[2] <= q[0] or q[2] <= p[0] or p[3] <= q[1] or q[3] <= p[1], (a, b)
+
+
+def svg_texts(root: ET.Element, cls: str) -> list[str]:
+    return [el.text for el in root.iter(SVG + "text") if el.get("class") == cls]
+
+
+def test_freight_sets_are_listed_in_the_legend(warm_solver):
+    plan = hexrail.solve(hexrail.example_path("1862"))
+    bonus = [x for x in plan.sets if x.bonus]
+    assert bonus, "the 1862 example's best plan has a freight set with a bonus"
+    root = check_drawing(plan.position, render_svg(plan.position, plan), plan)
+    shown = svg_texts(root, "legend-set")
+    for x in bonus:
+        assert f"set {' + '.join(x.trains)}: {x.ends[0]} to {x.ends[1]}, bonus {x.bonus}" in shown
+    # the legend grew to hold them: the set lines lie inside the picture, above the total
+    (total,) = [el for el in root.iter(SVG + "text") if el.get("class") == "total"]
+    ys = [float(el.get("y")) for el in root.iter(SVG + "text") if el.get("class") == "legend-set"]
+    assert max(ys) < float(total.get("y")) < float(root.get("height"))
+
+
+@pytest.mark.parametrize("how", ["title", "name"])
+def test_long_title_does_not_widen_the_picture(how):
+    doc = json.loads(Path(hexrail.example_path("demo")).read_text())
+    long = "A very long title " * 17  # 306 characters
+    if how == "name":
+        short = parse(render_svg({**doc, "name": "Demo"}))
+        root = parse(render_svg({**doc, "name": long}))
+    else:
+        short = parse(render_svg(doc, title="Demo"))
+        root = parse(render_svg(doc, title=long))
+    assert root.get("width") == short.get("width") and root.get("viewBox") == short.get("viewBox")
+    (title,) = [el for el in root.iter(SVG + "text") if el.get("class") == "title"]
+    font = float(title.get("font-size"))
+    assert title.text.endswith("…") and long.startswith(title.text[:-1])
+    assert float(title.get("x")) + 0.62 * font * len(title.text) <= float(root.get("width"))
+    assert long.strip() in title.find(SVG + "title").text  # the whole text as a tooltip
+
+
+@pytest.mark.parametrize("routes, error", [
+    # two trains on the track between B2 and D4
+    ([{"train": "4-0", "paths": ["A1:0", "B2:0", "B2:1", "C3:0", "D4:0"]},
+      {"train": "D-0", "paths": ["B2:1", "C3:0", "D4:0", "D4:2", "E5:0"]}], "both use track C3:0"),
+    # stops no track joins
+    ([{"train": "4-0", "stops": ["A1-0", "F8-0"]}], "no track joins the stops A1-0"),
+])
+def test_illegal_hand_drawn_plan_is_marked(tmp_path, routes, error):
+    doc = {"format": "hexrail-plan/1", "routes": routes}
+    path = tmp_path / "plan.json"
+    path.write_text(json.dumps(doc))
+    proc = run_cli(str(hexrail.example_path("demo")), "--plan", str(path))
+    assert proc.returncode == 0, proc.stderr
+    root = parse(proc.stdout.decode())
+    groups = by_class(root, "route")
+    assert [g.get("data-train") for g in groups] == [r["train"] for r in routes]
+    assert all(g.get("data-legal") == "0" and g.get("stroke-dasharray") for g in groups)
+    assert all(r.get("data-legal") == "0" for r in by_class(root, "legend-row"))
+    errors = " ".join(svg_texts(root, "legend-error"))
+    assert errors.startswith("illegal:") and error in errors
+    assert svg_texts(root, "total") == ["illegal plan: the validator refuses it"]
+    assert "total 0" not in svg_texts(root, "total")
+
+
+def test_legal_hand_drawn_plan_is_not_marked():
+    plan = plan_from_json(json.loads((GOLDEN / "demo_plan.json").read_text()))
+    root = parse(render_svg(hexrail.example_path("demo"), plan))
+    assert not any(el.get("data-legal") for el in root.iter())
+    assert not svg_texts(root, "legend-error")

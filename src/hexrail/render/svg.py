@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable
 from functools import cached_property
@@ -30,7 +31,7 @@ from hexrail.errors import HexrailError
 from hexrail.io.native import load_position
 from hexrail.model.position import Hex, Position
 from hexrail.model.tile import ANY_COLOR, Node
-from hexrail.plan import Plan, RoutePlan, plan_from_json
+from hexrail.plan import Plan, RoutePlan, RouteSet, plan_from_json
 from hexrail.render import style
 from hexrail.render.geometry import Curve, HexGeometry, Point, TileLayout, line
 
@@ -43,6 +44,10 @@ SLOT_RADIUS = 0.25
 TOWN_RADIUS = 0.11
 BUBBLE_RADIUS = 0.17
 RING_WIDTH = 0.06
+# A long title is set no smaller than this before it is cut short.
+TITLE_MIN_FONT = 0.16
+# Illegal routes and what the validator says of them.
+ILLEGAL = "#c00000"
 # Text that finds no clear spot is tried at these shares of its font size, and, failing that,
 # over track (but still clear of cities, tokens and other text).
 TEXT_TRIES = ((1.0, False), (0.85, False), (1.0, True), (0.85, True), (0.7, True), (0.6, True))
@@ -282,16 +287,37 @@ def _revenue_table(pos: Position, node: Node) -> tuple[list[tuple[str, int]], in
     return [], current
 
 
-def _resolve_routes(pos: Position, plan: Plan) -> list[tuple[RoutePlan, tuple[str, ...]]]:
-    """Each route with its track; a route given by its stops only gets the track the validator
-    finds for it (none when it finds none: the route is then drawn stop to stop)."""
-    if all(r.paths or not r.stops for r in plan.routes):
-        return [(r, r.paths) for r in plan.routes]
+def _check(pos: Position, plan: Plan) -> Any:
+    """The validator's report on a plan that needs one, else None. A plan the solver made for
+    this drawing is legal by construction (its tests check that); any other plan, such as one
+    drawn by hand, may not be, and a route given by its stops needs the track found for it."""
+    if plan.position is not None and all(r.paths or not r.stops for r in plan.routes):
+        return None
     from hexrail.validate import check_plan
 
-    report = check_plan(pos, plan)
-    found = {rr.train: rr.paths for rr in report.routes}
+    return check_plan(pos, plan)
+
+
+def _resolve_routes(plan: Plan, report: Any) -> list[tuple[RoutePlan, tuple[str, ...]]]:
+    """Each route with its track; a route given by its stops only gets the track the validator
+    finds for it (none when it finds none: the route is then drawn stop to stop)."""
+    found = {rr.train: rr.paths for rr in report.routes} if report is not None else {}
     return [(r, r.paths or found.get(r.train, ())) for r in plan.routes]
+
+
+def _route_errors(plan: Plan, report: Any) -> list[tuple[str, ...]]:
+    """Per route, the rules it breaks: its own, then those of the plan that name its train
+    (two trains on one track, say); a plan error naming no train goes to every route."""
+    if report is None or report.legal:
+        return [() for _ in plan.routes]
+    own = {rr.train: rr.errors for rr in report.routes}
+    named = [[e for e in report.errors if _names_train(e, r.train)] for r in plan.routes]
+    orphans = [e for e in report.errors if not any(e in n for n in named)]
+    return [tuple(own.get(r.train, ())) + tuple(n) + tuple(orphans) for r, n in zip(plan.routes, named)]
+
+
+def _names_train(message: str, train: str) -> bool:
+    return re.search(rf"(?<![\w+-]){re.escape(train)}(?![\w+-])", message) is not None
 
 
 def render_svg(position: Any = None, plan: Plan | dict | None = None, *, size: float = 50.0,
@@ -326,10 +352,13 @@ def render_svg(position: Any = None, plan: Plan | dict | None = None, *, size: f
             raise HexrailError("nothing to draw: give a position (or a solved plan)", where="position")
     pos = load_position(position)
     board = BoardDrawing(pos, size)
-    routes = _resolve_routes(pos, plan) if plan is not None else []
+    report = _check(pos, plan) if plan is not None else None
+    routes = _resolve_routes(plan, report) if plan is not None else []
+    errors = _route_errors(plan, report) if plan is not None else []
     title = _title_text(pos, title)
-    width = max(board.width, min(0.2 * size * 0.62 * len(title), 16 * size) + 0.6 * size)
-    key = _Legend(plan, routes, size, width) if plan is not None and legend else None
+    width = board.width  # the title fits itself to the board, never the other way round
+    key = (_Legend(plan, routes, errors, _plan_sets(plan, report), size, width)
+           if plan is not None and legend else None)
     width = key.width if key else width
     height = board.header + board.map_height + (key.height if key else 0.0)
     root = ET.Element("svg", {
@@ -342,7 +371,7 @@ def render_svg(position: Any = None, plan: Plan | dict | None = None, *, size: f
     _draw_hexes(root, board)
     _draw_borders(root, board)
     _draw_track(root, board, spots)
-    _draw_routes(root, board, routes)
+    _draw_routes(root, board, routes, errors)
     _draw_nodes(root, board, spots)
     _draw_stop_rings(root, board, routes)
     _draw_text(root, board, spots)
@@ -367,9 +396,22 @@ def _title_text(pos: Position, title: str | None) -> str:
 
 
 def _draw_title(root: ET.Element, board: BoardDrawing, title: str, width: float) -> None:
-    font = min(0.3 * board.size, (width - 0.6 * board.size) / (0.62 * max(1, len(title))))
-    _el(root, "text", title, class_="title", x=0.3 * board.size, y=0.45 * board.size + 0.35 * font,
-        font_size=font, font_weight="bold", fill="#222222")
+    """The title on one line across the picture: smaller print for a long one, and cut short
+    with an ellipsis when even that does not fit (the whole text then in a tooltip)."""
+    room = width - 0.6 * board.size
+    font = max(TITLE_MIN_FONT * board.size, min(0.3 * board.size, room / (0.62 * max(1, len(title)))))
+    fits = max(1, int(room / (0.62 * font)))
+    shown = title if len(title) <= fits else title[:max(1, fits - 1)].rstrip() + "…"
+    text = _el(root, "text", shown, class_="title", x=0.3 * board.size, y=0.45 * board.size + 0.35 * font,
+               font_size=font, font_weight="bold", fill="#222222")
+    if shown != title:
+        _el(text, "title", title)
+
+
+def _plan_sets(plan: Plan, report: Any) -> tuple[RouteSet, ...]:
+    """The plan's freight sets worth telling: joined routes, or a route paid a bonus for its ends."""
+    sets = plan.sets or (report.sets if report is not None else ())
+    return tuple(x for x in sets if x.bonus or len(x.trains) > 1)
 
 
 def _hex_title(h: Hex) -> str:
@@ -419,8 +461,9 @@ def _draw_track(root: ET.Element, board: BoardDrawing, spots: dict[str, _Spots])
                 spots[h.id].block(_bezier(curve, t), 0.5 * width, hard=False)
 
 
-def _draw_routes(root: ET.Element, board: BoardDrawing,
-                 routes: list[tuple[RoutePlan, tuple[str, ...]]]) -> None:
+def _draw_routes(root: ET.Element, board: BoardDrawing, routes: list[tuple[RoutePlan, tuple[str, ...]]],
+                 errors: list[tuple[str, ...]]) -> None:
+    """Each route in its train's colour; an illegal one dashed, so it cannot pass for legal."""
     g = _el(root, "g", class_="routes", fill="none", stroke_linecap="round", stroke_linejoin="round",
             stroke_opacity="0.9")
     users: dict[str, list[int]] = {}
@@ -431,7 +474,10 @@ def _draw_routes(root: ET.Element, board: BoardDrawing,
     for i, (route, paths) in enumerate(routes):
         colour = style.train_colour(i)
         where = f"plan route of train {route.train}"
-        rg = _el(g, "g", class_="route", data_train=route.train, stroke=colour, stroke_width=base)
+        illegal = bool(errors[i])
+        rg = _el(g, "g", class_="route", data_train=route.train, stroke=colour, stroke_width=base,
+                 data_legal="0" if illegal else None,
+                 stroke_dasharray=_num(0.2 * board.size) if illegal else None)
         if paths:
             for ref in paths:
                 _, curve = board.path_curve(ref, where)
@@ -682,42 +728,33 @@ def _draw_icon(g: ET.Element, board: BoardDrawing, h: Hex, free: _Spots, ink: st
 
 
 class _Legend:
-    """The legend's rows, measured before drawing: train, revenue, then the stops, wrapped."""
+    """The legend's rows, measured before drawing: train, revenue, then the stops, wrapped, and
+    for an illegal route the rules it breaks; then the freight sets and the total."""
 
-    def __init__(self, plan: Plan, routes: list[tuple[RoutePlan, tuple[str, ...]]], size: float,
-                 min_width: float):
+    def __init__(self, plan: Plan, routes: list[tuple[RoutePlan, tuple[str, ...]]],
+                 errors: list[tuple[str, ...]], sets: tuple[RouteSet, ...], size: float, min_width: float):
         self.size = size
         self.font = 0.22 * size
         self.stop_font = 0.19 * size
         self.row = 0.42 * size
-        self.names, self.amounts, self.stops = [], [], []
-        for route, _ in routes:
-            self.names.append(route.train if route.train_name in ("", route.train)
-                              else f"{route.train} ({route.train_name})")
-            amount = str(route.revenue)
-            if route.subsidy:
-                amount += f" + {route.subsidy} subsidy"
-            if route.bonuses:
-                amount += " incl. " + ", ".join(f"{n} {a}" for n, a in route.bonuses)
-            self.amounts.append(amount)
-            paid = set(route.paid)
-            self.stops.append([s if (not paid or s in paid) else f"({s})" for s in route.stops])
+        self.names = [route.train if route.train_name in ("", route.train)
+                      else f"{route.train} ({route.train_name})" for route, _ in routes]
+        self.amounts = [_amount(route) if not bad else "illegal" for (route, _), bad in zip(routes, errors)]
+        self.illegal = [bool(bad) for bad in errors]
         char = 0.6 * self.font
         self.x_name = 0.3 * size + 1.0 * size
         self.x_amount = self.x_name + char * max([len("train")] + [len(n) for n in self.names]) + 0.4 * size
         self.x_stops = self.x_amount + char * max([len("revenue")] + [len(a) for a in self.amounts]) + 0.4 * size
         self.width = max(min_width, self.x_stops + 0.6 * self.stop_font * 36 + 0.3 * size)
         per_line = max(12, int((self.width - self.x_stops - 0.3 * size) / (0.6 * self.stop_font)))
-        self.lines = [self._wrap(stops, per_line) for stops in self.stops]
-        total = f"total {plan.revenue}"
-        if plan.subsidy:
-            total += f" + {plan.subsidy} subsidy"
-        if plan.optimal:
-            total += " (proven optimal)"
-        elif plan.upper_bound:
-            total += f" (not proven optimal; no plan exceeds {plan.upper_bound})"
-        self.total = total
-        self.height = self.row * (2 + sum(len(x) for x in self.lines)) + 0.5 * size
+        self.lines = [[(text, False) for text in self._wrap(_stop_words(route), per_line)]
+                      + [(text, True) for e in bad[:2] for text in self._wrap(f"illegal: {e}".split(), per_line)]
+                      for (route, _), bad in zip(routes, errors)]
+        across = max(12, int((self.width - 0.6 * size) / (0.6 * self.stop_font)))
+        self.sets = [self._wrap(_set_text(x).split(), across) for x in sets]
+        self.total = "illegal plan: the validator refuses it" if any(errors) else _total_text(plan)
+        self.height = self.row * (2 + sum(len(x) for x in self.lines) + sum(len(x) for x in self.sets)) \
+            + 0.5 * size
 
     @staticmethod
     def _wrap(words: list[str], per_line: int) -> list[str]:
@@ -740,13 +777,51 @@ class _Legend:
         _el(g, "text", "stops (unpaid in brackets)", x=self.x_stops, y=y + base, font_weight="bold")
         y += row
         for i, (name, amount, lines) in enumerate(zip(self.names, self.amounts, self.lines)):
-            colour = style.train_colour(i)
-            lg = _el(g, "g", class_="legend-row", data_train=name.split(" (")[0])
-            _el(lg, "line", x1=x, y1=y + 0.5 * row, x2=x + 0.8 * size, y2=y + 0.5 * row, stroke=colour,
-                stroke_width=ROUTE_WIDTH * size, stroke_linecap="round")
+            bad = self.illegal[i]
+            lg = _el(g, "g", class_="legend-row", data_train=name.split(" (")[0], data_legal="0" if bad else None)
+            _el(lg, "line", x1=x, y1=y + 0.5 * row, x2=x + 0.8 * size, y2=y + 0.5 * row,
+                stroke=style.train_colour(i), stroke_width=ROUTE_WIDTH * size, stroke_linecap="round",
+                stroke_dasharray=_num(0.2 * size) if bad else None)
             _el(lg, "text", name, x=self.x_name, y=y + base)
-            _el(lg, "text", amount, x=self.x_amount, y=y + base)
-            for k, text in enumerate(lines):
-                _el(lg, "text", text, x=self.x_stops, y=y + base + k * row, font_size=self.stop_font)
+            _el(lg, "text", amount, x=self.x_amount, y=y + base, fill=ILLEGAL if bad else None,
+                font_weight="bold" if bad else None)
+            for k, (text, error) in enumerate(lines):
+                _el(lg, "text", text, class_="legend-error" if error else None, x=self.x_stops,
+                    y=y + base + k * row, font_size=self.stop_font, fill=ILLEGAL if error else None)
             y += row * len(lines)
-        _el(g, "text", self.total, class_="total", x=x, y=y + base + 0.1 * size, font_weight="bold")
+        for lines in self.sets:
+            for text in lines:
+                _el(g, "text", text, class_="legend-set", x=x, y=y + base, font_size=self.stop_font)
+                y += row
+        _el(g, "text", self.total, class_="total", x=x, y=y + base + 0.1 * size, font_weight="bold",
+            fill=ILLEGAL if any(self.illegal) else None)
+
+
+def _amount(route: RoutePlan) -> str:
+    amount = str(route.revenue)
+    if route.subsidy:
+        amount += f" + {route.subsidy} subsidy"
+    if route.bonuses:
+        amount += " incl. " + ", ".join(f"{n} {a}" for n, a in route.bonuses)
+    return amount
+
+
+def _stop_words(route: RoutePlan) -> list[str]:
+    paid = set(route.paid)
+    return [s if (not paid or s in paid) else f"({s})" for s in route.stops]
+
+
+def _set_text(x: RouteSet) -> str:
+    """``set 5F-0: B1-0 to C10-0, bonus 120``."""
+    return f"set {' + '.join(x.trains)}: {x.ends[0]} to {x.ends[1]}, bonus {x.bonus}"
+
+
+def _total_text(plan: Plan) -> str:
+    total = f"total {plan.revenue}"
+    if plan.subsidy:
+        total += f" + {plan.subsidy} subsidy"
+    if plan.optimal:
+        total += " (proven optimal)"
+    elif plan.upper_bound:
+        total += f" (not proven optimal; no plan exceeds {plan.upper_bound})"
+    return total
