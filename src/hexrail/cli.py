@@ -205,40 +205,12 @@ def _solve_18xx(args: argparse.Namespace) -> int:
     return status
 
 
-def _verdict(scored: dict | None) -> str:
-    """A score table cell: 18xx.games' figure / ours."""
-    if scored is None:
-        return "-"
-    engine = f"{scored['engine_revenue']}" if scored["engine_legal"] else "illegal"
-    if not scored.get("checkable"):
-        return f"{engine} / unchecked"
-    ours = f"{scored['revenue']}" if scored["legal"] else "illegal"
-    return f"{engine} / {ours} {'ok' if scored['agree'] else 'DIFFER'}"
-
-
 def cmd_score(args: argparse.Namespace) -> int:
     """``score``: 0 when we agree with 18xx.games on every position whose rules we cover, 1
     otherwise, 2 when a line could not be read."""
-    from hexrail.io.g18xx import position_records, score_record
+    from hexrail.io.g18xx import score_stream
 
-    fmt = _format(args)
-    notes = _RulesNotes("scored")
-    status = 0
-    head = (f"{'line':>5}  {'title':<6} {'fixture':<28} {'action':>6}  {'players: 18xx / ours':<26}  "
-            f"{'auto-router: 18xx / ours':<26}  rules")
-
-    def row(record: dict) -> str:
-        nonlocal status
-        uncovered = notes(record)
-        if not record["agree"] and not uncovered:
-            status = 1
-        return (f"{record['line']:>5}  {_cell(record['title']):<6} {_cell(record['fixture']):<28} "
-                f"{_cell(record['action_index']):>6}  {_verdict(record.get('submitted')):<26}  "
-                f"{_verdict(record.get('auto_router')):<26}  "
-                f"{'not covered: generic (fallback)' if uncovered else 'covered'}")
-
-    read = _print_records(position_records(args.positions, score_record), fmt, head, row)
-    return max(status, read)
+    return score_stream(args.positions, sys.stdout, fmt=_format(args), seen=_RulesNotes("scored"))
 
 
 def _print_records(records, fmt: str, head: str, row) -> int:

@@ -282,13 +282,15 @@ def _cell(value: Any) -> str:
     return "" if value is None else str(value)
 
 
-def score_stream(path: str, out: IO[str], *, fmt: str = "json") -> int:
+def score_stream(path: str, out: IO[str], *, fmt: str = "json",
+                 seen: Callable[[dict], Any] | None = None) -> int:
     """Score the recorded routes of every position of `path`: do we agree with 18xx.games?
 
     The output of ``hexrail score --format FMT``: ``fmt="json"`` writes one JSON line per
     position (`score_record` plus ``line``); ``"table"`` one table row per position (18xx.games
     figure / ours). Returns 0 when we agree on every position whose rules we cover, 1 otherwise,
-    2 when a line could not be read; raises `HexrailError` on empty input.
+    2 when a line could not be read; raises `HexrailError` on empty input. `seen` is called
+    with every record scored (the CLI warns there about titles without a profile).
     """
     status = 0
     head = (f"{'line':>5}  {'title':<6} {'fixture':<28} {'action':>6}  {'players: 18xx / ours':<26}  "
@@ -300,6 +302,8 @@ def score_stream(path: str, out: IO[str], *, fmt: str = "json") -> int:
             status = 2
             line = f"{record['line']:>5}  error: {record['error']}"
         else:
+            if seen is not None:
+                seen(record)
             uncovered = record.get("rules_covered") is False
             if not record["agree"] and not uncovered:
                 status = max(status, 1)
