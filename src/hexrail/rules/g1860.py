@@ -15,8 +15,9 @@ objective: revenue + subsidy (default) or revenue alone, where counting a halt i
 
 **Plan rules.** One train per round may pass through one city full of other companies' tokens
 (flipped tokens of bankrupt companies and neutral tokens never block:
-`Game1860.tokens_letting_by`; elsewhere flipped markers block); one route includes the home token; the routes' stops form one connected graph;
-no route leaves a hex and comes back (unless ``re_enter_hexes``).
+`Game1860.tokens_letting_by`; elsewhere flipped markers block); one route includes the home
+token; the routes' stops form one connected graph; no route leaves a hex and comes back
+(unless ``re_enter_hexes``).
 
 **State** (`Position.state`, filled from the 18xx.games ``title_state``; options also from
 ``Position.rules.options``, filled from ``optional_rules``):
