@@ -169,9 +169,15 @@ class Position:
                         raise HexrailError(f"extra token of unknown company {token.company!r}", where=where)
         for c in self.companies:
             for home in c.home:
-                hex_id = home.split("-")[0]
+                hex_id, sep, index = home.rpartition("-")
+                if not sep:
+                    hex_id = home
                 if hex_id not in by_id:
                     raise HexrailError(f"home {home} is not on the map", where=f"company {c.id}")
+                if sep and not (index.isdigit() and any(
+                        n.index == int(index) and n.kind == "city" for n in by_id[hex_id].tile.nodes)):
+                    raise HexrailError(f"home {home} names no city of {hex_id} (a hex id, or "
+                                       f"HEX-i for its city node i)", where=f"company {c.id}")
 
     @cached_property
     def hex_by_id(self) -> dict[str, Hex]:
