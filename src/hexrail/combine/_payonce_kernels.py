@@ -68,6 +68,8 @@ COUNTED = 2  # ... and it has been counted already (the search paused just after
 NODES = 3
 BEST = 4
 N_OPTIONS = 5  # ways the set routes form sets, in `State.options`
+WORK = 6  # work units left before the search pauses, even inside a node (`search`)
+CUT = -2  # a node cut short by the work budget (`set_options`, `price`)
 
 # `State.frame` columns
 F_KIND, F_DEPTH, F_BASE = 0, 1, 2
@@ -123,7 +125,7 @@ class Levels(NamedTuple):
 class State(NamedTuple):
     """The search's stack and its best plan so far (`new_state`)."""
 
-    ctl: np.ndarray  # int64: TOP, ENTERING, COUNTED, NODES, BEST, N_OPTIONS
+    ctl: np.ndarray  # int64: TOP, ENTERING, COUNTED, NODES, BEST, N_OPTIONS, WORK
     choice: np.ndarray  # int64[trains]: candidate per train, -1 idle
     best_choice: np.ndarray
     frame: np.ndarray  # int64[frames, FRAME_COLS]
@@ -143,7 +145,7 @@ def new_state(n_trains: int, n_levels: int, n_loc: int, n_hex: int, max_cands: i
     frame = np.zeros((frames, FRAME_COLS), np.int64)
     frame[0, F_KIND] = root
     return State(
-        ctl=np.array([0, 1, 0, 0, -1, 0], np.int64),
+        ctl=np.array([0, 1, 0, 0, -1, 0, 1 << 62], np.int64),
         choice=np.full(n_trains, -1, np.int64), best_choice=np.full(n_trains, -1, np.int64),
         frame=frame, covered=np.zeros((frames, n_loc), np.int64),
         hexes=np.zeros((frames, n_hex), np.bool_), gains=np.zeros((frames, max_cands), np.int64),
@@ -171,10 +173,15 @@ def _uniq(items):
 
 
 @njit(cache=True, nogil=True)
-def _follow(node, route, alive, ends, temporary):
+def _follow(node, route, alive, ends, temporary, ctl):
     """`sets._follow` (with `sets._one_way` inlined): the routes a set takes on from `node`,
-    leaving `route`; `alive` marks the routes not yet in a set."""
+    leaving `route`; `alive` marks the routes not yet in a set. A unit of ``ctl[WORK]`` per
+    call (branches are followed on copies: the work grows fast with routes meeting at stops);
+    once it runs out the answer is meaningless, and the callers give up."""
     alive[route] = False
+    ctl[WORK] -= 1
+    if ctl[WORK] < 0:
+        return np.empty(0, np.int64)
     m = alive.shape[0]
     touching = np.empty(m, np.int64)
     n_touch = 0
@@ -190,9 +197,9 @@ def _follow(node, route, alive, ends, temporary):
         here = alive if n_touch == 1 else alive.copy()
         walked = np.array([r], np.int64)
         if ends[r, 0] != node:
-            walked = np.concatenate((walked, _follow(ends[r, 0], r, here, ends, temporary)))
+            walked = np.concatenate((walked, _follow(ends[r, 0], r, here, ends, temporary, ctl)))
         if ends[r, 1] != node:
-            walked = np.concatenate((walked, _follow(ends[r, 1], r, here, ends, temporary)))
+            walked = np.concatenate((walked, _follow(ends[r, 1], r, here, ends, temporary, ctl)))
         walked = _uniq(walked)
         if n_touch == 1:
             return walked
@@ -208,9 +215,9 @@ def _follow(node, route, alive, ends, temporary):
 
 
 @njit(cache=True, nogil=True)
-def build_sets(ends, temporary):
+def build_sets(ends, temporary, ctl):
     """`sets.build_sets`: the sets as (route indices, each set's first route first; per set its
-    slice ``set_ptr[k]:set_ptr[k + 1]``)."""
+    slice ``set_ptr[k]:set_ptr[k + 1]``); meaningless once ``ctl[WORK]`` is below 0."""
     m = ends.shape[0]
     alive = np.ones(m, np.bool_)
     members = np.empty(m * (m + 1), np.int64)
@@ -230,8 +237,8 @@ def build_sets(ends, temporary):
         if start < 0:
             break
         a, b = ends[start, 0], ends[start, 1]
-        out = np.concatenate((np.array([start], np.int64), _follow(a, start, alive, ends, temporary)))
-        out = _uniq(np.concatenate((out, _follow(b, start, alive, ends, temporary))))
+        out = np.concatenate((np.array([start], np.int64), _follow(a, start, alive, ends, temporary, ctl)))
+        out = _uniq(np.concatenate((out, _follow(b, start, alive, ends, temporary, ctl))))
         lo = set_ptr[n_sets]
         members[lo:lo + out.shape[0]] = out
         set_ptr[n_sets + 1] = lo + out.shape[0]
@@ -293,7 +300,7 @@ def _sets_legal(members, set_ptr, temporary):
 
 
 @njit(cache=True, nogil=True)
-def _all_orders(ends, temporary):
+def _all_orders(ends, temporary, ctl):
     """`payonce._Search._arrangements_of`: must every plan order and direction of the set
     routes be tried (three ends meet at a stop, or routes close a loop)?"""
     m = ends.shape[0]
@@ -312,7 +319,9 @@ def _all_orders(ends, temporary):
         return False
     if most >= 3:
         return True
-    members, set_ptr = build_sets(ends, temporary)
+    members, set_ptr = build_sets(ends, temporary, ctl)
+    if ctl[WORK] < 0:
+        return False  # (the caller gives up)
     for k in range(set_ptr.shape[0] - 1):
         a, b = _set_ends(members[set_ptr[k]:set_ptr[k + 1]], ends)
         if a == b:
@@ -321,11 +330,11 @@ def _all_orders(ends, temporary):
 
 
 @njit(cache=True, nogil=True)
-def _set_option(board, running, perm, flip, paid):
+def _set_option(board, running, perm, flip, paid, ctl):
     """`payonce._Search._set_part` for one arrangement (plan order `perm` of the running set
     routes `running`, those in `flip` run backwards; both by position in `running`): the sets'
     bonuses, and per running set route (by position) its paid payable locations as bits in
-    `paid`; -1 when the temporary trains break the rules."""
+    `paid`; -1 when the temporary trains break the rules, CUT when the work budget ran out."""
     cand = board.cand
     m = running.shape[0]
     ends = np.empty((m, 2), np.int64)
@@ -349,7 +358,9 @@ def _set_option(board, running, perm, flip, paid):
         members = np.arange(m)
         set_ptr = np.arange(m + 1)
     else:
-        members, set_ptr = build_sets(ends, temporary)
+        members, set_ptr = build_sets(ends, temporary, ctl)
+        if ctl[WORK] < 0:
+            return CUT
     if not _sets_legal(members, set_ptr, temporary):
         return -1
     for k in range(set_ptr.shape[0] - 1):
@@ -388,9 +399,11 @@ def _cand(board, choice, t):
 
 
 @njit(cache=True, nogil=True)
-def set_options(board, levels, choice, options):
+def set_options(board, levels, choice, options, ctl):
     """Every legal way the chosen set routes form sets, of
-    those pricing alike the first, into `options` (`State.options`); returns how many."""
+    those pricing alike the first, into `options` (`State.options`); returns how many, or
+    CUT when the work budget ``ctl[WORK]`` runs out first (an arrangement costs a unit per
+    route)."""
     n_set = levels.set_trains.shape[0]
     running = np.empty(n_set, np.int64)  # candidate of each running set train, train order
     position = np.empty(n_set, np.int64)  # its position in levels.set_trains
@@ -407,7 +420,9 @@ def set_options(board, levels, choice, options):
     for j in range(m):
         ends[j, 0], ends[j, 1] = board.cand[running[j], C_END], board.cand[running[j], C_END + 1]
         temporary[j] = board.table[board.cand[running[j], C_TABLE], T_TEMPORARY]
-    every = _all_orders(ends, temporary)
+    every = _all_orders(ends, temporary, ctl)
+    if ctl[WORK] < 0:
+        return CUT
     n_perm = (levels.perm_ptr[m + 1] - levels.perm_ptr[m]) // max(m, 1) if every else 1
     n_flip = levels.flip_ptr[m + 1] - levels.flip_ptr[m] if every else 1
     row = np.zeros(1 + n_set, np.int64)
@@ -417,7 +432,12 @@ def set_options(board, levels, choice, options):
         perm = levels.perms[levels.perm_ptr[m] + i * m:levels.perm_ptr[m] + (i + 1) * m]
         for f in range(n_flip):
             flip = levels.flips[levels.flip_ptr[m] + f] if every else 0
-            value = _set_option(board, running, perm, flip, paid)
+            ctl[WORK] -= max(m, 1)
+            if ctl[WORK] < 0:
+                return CUT
+            value = _set_option(board, running, perm, flip, paid, ctl)
+            if value == CUT:
+                return CUT
             if value < 0:
                 continue
             row[:] = 0
@@ -631,10 +651,10 @@ def _assign_value(ent, caps, ent_lo, ent_hi, ent_mask, cap_lo, cap_hi, n_loc):
 
 
 @njit(cache=True, nogil=True)
-def price(board, levels, choice, options, priced_option):
-    """`payonce._Search._price`: the exact value of the chosen candidates (-1: illegal).
-    `priced_option` is the row of `options` the set routes form their sets by (-1: try every
-    way)."""
+def price(board, levels, choice, options, priced_option, ctl):
+    """`payonce._Search._price`: the exact value of the chosen candidates (-1: illegal, CUT:
+    the work budget ran out). `priced_option` is the row of `options` the set routes form
+    their sets by (-1: try every way)."""
     cand, table = board.cand, board.table
     n_trains = choice.shape[0]
     set_pos = np.full(n_trains, -1, np.int64)  # per train, its position among the set trains
@@ -678,11 +698,16 @@ def price(board, levels, choice, options, priced_option):
     if priced_option >= 0:
         first, last = priced_option, priced_option + 1
     elif levels.set_trains.shape[0]:
-        first, last = 0, set_options(board, levels, choice, options)
+        first, last = 0, set_options(board, levels, choice, options, ctl)
+        if last == CUT:
+            return CUT
     else:
         first, last = 0, 1
     best = -1
     for o in range(first, last):
+        ctl[WORK] -= n
+        if ctl[WORK] < 0:
+            return CUT
         for r in range(n):
             # a set train is paid for its set's ends, the others for every payable location
             ent_mask[r] = options[o, 1 + run_set_pos[r]] if run_set_pos[r] >= 0 else -1
@@ -797,7 +822,7 @@ def _ends_at(ends, stop):
 
 
 @njit(cache=True, nogil=True)
-def _must_join(board, levels, choice, d, g0, out):
+def _must_join(board, levels, choice, d, g0, out, ctl):
     """Which candidates may run, into `out` (candidates from g0 on): at the last set level
     (not the first), when running its train apart from the placed set routes would break the
     temporary-train rules, only the candidates sharing an end with one of them may run."""
@@ -815,7 +840,9 @@ def _must_join(board, levels, choice, d, g0, out):
     temp = np.empty(m + 1, np.bool_)
     temp[:m] = temporary
     temp[m] = board.table[board.train_table[levels.level[d, L_TRAIN]], T_TEMPORARY]
-    members, set_ptr = build_sets(apart, temp)
+    members, set_ptr = build_sets(apart, temp, ctl)
+    if ctl[WORK] < 0:
+        return  # (the caller gives up)
     if _sets_legal(members, set_ptr, temp):
         return
     for k in range(out.shape[0]):
@@ -826,14 +853,16 @@ def _must_join(board, levels, choice, d, g0, out):
 @njit(cache=True, nogil=True)
 def _setup_level(board, levels, st, s):
     """Open level frame s (everything before its loop over candidates): the
-    candidates' gains and bounds, the ones worth trying in order of gain. False when neither
-    a candidate nor idleness can beat the best plan."""
+    candidates' gains and bounds, the ones worth trying in order of gain. 1, or 0 when
+    neither a candidate nor idleness can beat the best plan, CUT when the work budget ran
+    out."""
     frame = st.frame[s]
     d = frame[F_DEPTH]
     n_set = levels.set_trains.shape[0]
     table = board.train_table[levels.level[d, L_TRAIN]]
     g0 = board.table[table, T_FIRST]
     n = board.table[table, T_STOP] - g0
+    st.ctl[WORK] -= n * (levels.level.shape[0] - d)  # its bounds look at the later levels
     top, known = _top_gain(board, st, s, table)
     joins = max(0, n_set - 1) * levels.slack if d < n_set else 0
     # identical trains take candidates in increasing index (idle = last)
@@ -851,7 +880,7 @@ def _setup_level(board, levels, st, s):
         for k in range(n):
             joins = max(joins, slack[k])
     if frame[F_BASE] + top + loose + joins <= st.ctl[BEST]:
-        return False  # neither a route nor idleness can beat the best plan
+        return 0  # neither a route nor idleness can beat the best plan
     frame[F_TAIL_SETS], frame[F_TAIL_OTHERS] = tail_sets, tail_others
     frame[F_LOOSE], frame[F_JOINS] = loose, joins
     end = _bounds(board, levels, st, s, table, max(floor, 0), known, slack)
@@ -859,10 +888,12 @@ def _setup_level(board, levels, st, s):
     # (`_twin_bound`), when the search gets to the route: the cut-offs come out the same.
     frame[F_TWINS] = followers > 0 and floor < 0
     joining = np.empty(n, np.bool_)
-    _must_join(board, levels, st.choice, d, g0, joining)
+    _must_join(board, levels, st.choice, d, g0, joining, st.ctl)
+    if st.ctl[WORK] < 0:
+        return CUT
     _sort_todo(st, s, max(floor, 0), end, joining)
     frame[F_IDLE_REST] = _rest_from(board, levels, d, tail_sets, tail_others, 0)
-    return True
+    return 1
 
 
 @njit(cache=True, nogil=True)
@@ -1049,8 +1080,9 @@ def _push(levels, st, c, depth, base):
 @njit(cache=True, nogil=True)
 def search(board, levels, st, pause_every):
     """Search on from the state in `st` (see `new_state`); DONE, or PAUSED after each
-    `pause_every` nodes. The best plan's value and choice are in ``st.ctl[BEST]`` and
-    ``st.best_choice``, the nodes searched in ``st.ctl[NODES]``."""
+    `pause_every` nodes or when the work budget ``st.ctl[WORK]`` runs out (a node cut short
+    is set up again from its start on the next call). The best plan's value and choice are
+    in ``st.ctl[BEST]`` and ``st.best_choice``, the nodes searched in ``st.ctl[NODES]``."""
     ctl = st.ctl
     n_set = levels.set_trains.shape[0]
     priced = n_set if 0 < n_set < levels.level.shape[0] else -1  # the sets frame, if any
@@ -1063,19 +1095,33 @@ def search(board, levels, st, pause_every):
                 ctl[COUNTED] = 1
                 if ctl[NODES] % pause_every == 0:
                     return PAUSED
+            if ctl[WORK] <= 0:
+                return PAUSED
             ctl[COUNTED] = ctl[ENTERING] = 0
             if kind == LEAF:
                 option = st.frame[priced, F_POS] - 1 if priced >= 0 else -1
-                value = price(board, levels, st.choice, st.options, option)
+                value = price(board, levels, st.choice, st.options, option, ctl)
+                if value == CUT:
+                    ctl[COUNTED] = ctl[ENTERING] = 1
+                    return PAUSED
                 if value > ctl[BEST]:
                     ctl[BEST] = value
                     st.best_choice[:] = st.choice
                 ctl[TOP] = s - 1
             elif kind == SETS:
-                ctl[N_OPTIONS] = set_options(board, levels, st.choice, st.options)
+                n_options = set_options(board, levels, st.choice, st.options, ctl)
+                if n_options == CUT:
+                    ctl[COUNTED] = ctl[ENTERING] = 1
+                    return PAUSED
+                ctl[N_OPTIONS] = n_options
                 st.frame[s, F_POS] = 0
-            elif not _setup_level(board, levels, st, s):
-                ctl[TOP] = s - 1
+            else:
+                opened = _setup_level(board, levels, st, s)
+                if opened == CUT:
+                    ctl[COUNTED] = ctl[ENTERING] = 1
+                    return PAUSED
+                if not opened:
+                    ctl[TOP] = s - 1
         elif kind == SETS:
             _next_of_sets(board, levels, st, s)
         else:

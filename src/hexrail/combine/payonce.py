@@ -63,6 +63,8 @@ from hexrail.stage import TIE_SCALE, Prepared, meets, required
 _OFFBOARD = KIND_CODES["offboard"]
 _PAUSE_EVERY = 256  # kernel nodes between looks at the deadline, at most a quarter of
 _SLICE = 0.02  # seconds between looks at the deadline the pause aims at
+_FIRST_RATE = 2e6  # kernel work units per second, until measured (a low guess)
+_UNLIMITED = 1 << 62
 
 
 @dataclass
@@ -479,15 +481,24 @@ class _Search:
                           int(options), n_set, KP.LEVEL if self.order else KP.LEAF)
         # Nodes differ in cost by orders of magnitude (a leaf with many set routes prices
         # every way they form sets): the pause adapts so that a slice takes about _SLICE.
-        pause = 8
+        # A single node may cost more than the whole time limit, so the kernel also stops
+        # inside one when its work budget, what it gets done by the deadline at the rate
+        # measured so far, runs out.
+        pause, rate = 8, _FIRST_RATE
         while True:
             t0 = time.perf_counter()
+            budget = _UNLIMITED if self.deadline is None else int(rate * max(self.deadline - t0, 0.0)) + 1
+            st.ctl[KP.WORK] = budget
             if KP.search(board, levels, st, pause) == KP.DONE:
                 break
             now = time.perf_counter()
-            if self.deadline is not None and now > self.deadline:
-                self.timed_out = True
-                break
+            if self.deadline is not None:
+                if now > self.deadline:
+                    self.timed_out = True
+                    break
+                used = budget - int(st.ctl[KP.WORK])
+                if now - t0 > 1e-3 and used > 0:
+                    rate = used / (now - t0)
             if now - t0 > _SLICE:
                 pause = max(1, pause // 2)
             elif now - t0 < _SLICE / 4:
@@ -619,9 +630,11 @@ class _Search:
         self.sets_cache[memo] = formed
         return formed
 
-    def _price(self, choice: list[int], details: bool = False):
+    def _price(self, choice: list[int], details: bool = False, target: int | None = None):
         """The exact value of a complete choice (None if illegal); with `details` also per
-        train its paid stops, the sets, the hex subsidies and the routes run backwards."""
+        train its paid stops, the sets, the hex subsidies and the routes run backwards. With a
+        `target` (the value the kernel found for it), the first arrangement reaching it will
+        do."""
         prep = self.prep
         running = [t for t in range(self.n_trains) if choice[t] >= 0]
         if not running:
@@ -665,6 +678,8 @@ class _Search:
             total += sum(self._weight(t, s) for t in running for s in paid[t])
             if best is None or total > best[0]:
                 best = (total, (paid, sets, subsidy, arrangement))
+                if target is not None and total >= target:
+                    break
         if best is None:
             return None
         return best if details else best[0]
@@ -753,7 +768,8 @@ class _Search:
         value = 0
         order = None
         if self.best_value > 0:
-            total, (paid, sets, subsidy, (set_order, flip)) = self._price(list(choice), details=True)
+            total, (paid, sets, subsidy, (set_order, flip)) = self._price(list(choice), details=True,
+                                                                      target=self.best_value)
             for t in range(self.n_trains):
                 if choice[t] < 0:
                     continue
