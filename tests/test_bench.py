@@ -234,3 +234,16 @@ def test_greedy_plans_are_legal_and_paid_as_the_validator_finds():
         plan = solve_greedy(pos, None)
         report = check_plan(pos, plan)
         assert report.legal and (report.revenue, report.subsidy) == (plan.revenue, plan.subsidy)
+
+
+def test_the_first_call_on_each_rules_profile_is_cold():
+    # "warm" times once included loading a profile's own kernels (1.43 s for the first 1862
+    # position after a generic one): the first call per algorithm and profile is cold
+    from hexrail.bench import runner
+    from hexrail.examples import example_path
+
+    cases = [runner.Case(k, f"{name}:1", "native", json.loads(example_path(name).read_text()))
+             for k, name in enumerate(["demo", "demo", "1862", "1862"])]
+    runner._CALLED.clear()
+    records = runner.run_local(runner.units_for(cases, ["greedy"], None), progress=False)
+    assert [r["first"] for r in records] == [True, False, True, False]

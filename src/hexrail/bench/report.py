@@ -51,8 +51,8 @@ def conflicts(results: list[dict]) -> list[dict]:
 def summarise(results: list[dict], algorithms: list[str]) -> dict[str, dict[str, Any]]:
     """Per algorithm: positions, solved (legal plan), optimal, statuses, gaps, times, memory.
 
-    Times: percentiles over warm calls (every call but each worker's first of the algorithm,
-    when there are any), ``cold`` the slowest first call.
+    Times: percentiles over warm calls (every call but each worker's first of the algorithm
+    on each rules profile, when there are any), ``cold`` the slowest first call.
     """
     best = best_known(results)
     out: dict[str, dict[str, Any]] = {}

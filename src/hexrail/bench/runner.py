@@ -7,8 +7,9 @@ never raises: a failure is a record with ``status`` ``error``, ``too big`` or ``
 Units run in this process (`run_local` with ``workers <= 1``), on a local process pool
 (``workers > 1``, spawned processes, the corpus command's progress bar), or on an existing Dask
 distributed scheduler (`run_dask`). Each worker process remembers which algorithms it has
-already called, so the first call of each algorithm in a fresh worker is marked ``first`` and
-reported as its cold start.
+already called on which rules profile, so the first call of each algorithm on each profile in
+a fresh worker is marked ``first`` and reported as a cold start: a profile may load kernels of
+its own (1862's pay-once search), which no warm time should include.
 """
 
 from __future__ import annotations
@@ -91,7 +92,7 @@ def describe_case(case: Case) -> dict:
     return out
 
 
-_CALLED: set[str] = set()  # algorithms this worker process has already run
+_CALLED: set[tuple[str, str]] = set()  # (algorithm, profile) this worker process has run
 
 
 def run_unit(unit: Unit) -> dict:
@@ -107,8 +108,8 @@ def run_unit(unit: Unit) -> dict:
     record["hexes"] = board_size(pos)
     record["trains"] = len(pos.trains)
     record["train_names"] = [t.name for t in pos.trains]
-    first = unit.algorithm not in _CALLED
-    _CALLED.add(unit.algorithm)
+    first = (unit.algorithm, pos.rules.profile) not in _CALLED
+    _CALLED.add((unit.algorithm, pos.rules.profile))
     record["first"] = first
     external = parse_spec(unit.algorithm)[0] == "cmd"
     trace = unit.memory == "tracemalloc" and not external
