@@ -18,8 +18,9 @@ from hexrail.graph.track import TrackGraph, compile_track
 from hexrail.graph.trains import TrainData, lower_train
 from hexrail.io.native import load_position
 from hexrail.model.position import Position
-from hexrail.plan import Plan, RouteSet, plan_route
+from hexrail.plan import Plan, RoutePlan, RouteSet, plan_route
 from hexrail.rules import ruled
+from hexrail.rules.base import VisitBonus
 from hexrail.search.narrow import least_values
 from hexrail.search.routes import (
     Candidates,
@@ -238,6 +239,28 @@ def _choose_disjoint(prep: Prepared, values: list[np.ndarray], res: list[np.ndar
                             meets=meet, required=need, region_limits=limits, stops=stops)
 
 
+def _visit_bonuses_as_paid(prep: Prepared, routes: list[RoutePlan]) -> list[RoutePlan]:
+    """Each `VisitBonus` paid as 18xx.games pays it (and the validator prices it): to the
+    route visiting most stops, on ties the one of the greatest train id. The combiner weighs
+    which route claims it and may give it to an equal one (or, cut short, to none)."""
+    bonuses = {td.train.id: td.span_bonuses for td in prep.trains}
+    routes = list(routes)
+    for bonus in {b for bs in bonuses.values() for b in bs if isinstance(b, VisitBonus)}:
+        earning = [k for k, r in enumerate(routes) if bonus in bonuses[r.train]]
+        if not earning:
+            continue
+        winner = max(earning, key=lambda k: (len(routes[k].stops), routes[k].train))
+        for k in earning:
+            r = routes[k]
+            claimed = sum(a for name, a in r.bonuses if name == bonus.name)
+            paid = bonus.earned(len(r.stops)) if k == winner else 0
+            if claimed != paid:
+                kept = tuple(b for b in r.bonuses if b[0] != bonus.name)
+                routes[k] = replace(r, revenue=r.revenue - claimed + paid,
+                                    bonuses=kept + (((bonus.name, paid),) if paid else ()))
+    return routes
+
+
 def solve(position: Any, time_limit: float | None = None, *, objective: str = "income") -> Plan:
     """The best routes for the operating company's trains.
 
@@ -275,17 +298,15 @@ def solve(position: Any, time_limit: float | None = None, *, objective: str = "i
         prep.timings["combine"] = timings["combine"] + time.perf_counter() - t3
         prep.timings["enumerate"] += timings["enumerate"]
     routes = []
-    revenue = subsidy = 0
     for t in sel.order or range(len(sel.choice)):
         i = sel.choice[t]
         if i < 0:
             continue
         # coupled combiners (stops paying once) say what each chosen route is paid
         kw = (sel.routes[t] if sel.routes else None) or {}
-        r = plan_route(prep, t, i, **kw)
-        routes.append(r)
-        revenue += r.revenue
-        subsidy += r.subsidy
+        routes.append(plan_route(prep, t, i, **kw))
+    routes = _visit_bonuses_as_paid(prep, routes)
+    revenue, subsidy = sum(r.revenue for r in routes), sum(r.subsidy for r in routes)
     sets = tuple(RouteSet(tuple(prep.trains[t].train.id for t in trains),
                           tuple(prep.graphs[next(iter(prep.graphs))].node_ref[e] for e in ends), bonus)
                  for trains, ends, bonus in sel.sets)

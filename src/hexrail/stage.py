@@ -248,7 +248,7 @@ def trains_bound(trains: list[TrainData]) -> int:
         bonus = sum(int(a) for a in td.bonus_amount if a > 0) * max(1, len(values))
         bonus += int(td.node_end_bonus.max(initial=0)) + sum(int(a) for a in td.hex_track_bonus
                                                              if a > 0)
-        bonus += sum(max(0, b.amount) for b in td.span_bonuses)
+        bonus += sum(b.at_most(len(values)) for b in td.span_bonuses)  # (visits: at most every stop)
         if td.cyclic_runs and len(values):  # a cyclic run may visit its best stop again and again
             best_stops = max(best_stops, max(r.max_visits for r in td.cyclic_runs) * int(values[0]))
         total += best_stops + bonus

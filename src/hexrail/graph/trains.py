@@ -11,12 +11,12 @@ from hexrail.graph.track import TrackGraph
 from hexrail.model.position import Position, Train
 from hexrail.model.trains import UNLIMITED, TrainSpec
 from hexrail.rules.base import (FIRST, MANDATORY, OPTIONAL, Bonus, CyclicRun, EndBonus, HexBonus,
-                               Profile, Revisit, RouteBonus, SetsBonus, SpanBonus, TrackBonus)
+                               OnceBonus, Profile, Revisit, RouteBonus, SetsBonus, TrackBonus)
 
 KIND_INDEX = {"city": 0, "town": 1, "offboard": 2, "halt": 3}
 N_SUBSETS = 1 << len(KIND_INDEX)  # sets of stop kinds, by bitmask: the rows' capacities per set
 NO_LIMIT = 1 << 40
-MAX_SPECIAL = 16  # stops a `PayRule` choice weighs (tagged or stations), per train
+MAX_SPECIAL = 16  # stops a `PayRule` choice weighs (tagged or stations), per route
 
 # `TrainData.node_optional`: how a visited stop counts (the kernels' codes for `StopRule.count`).
 COUNT_CODE = {MANDATORY: 0, OPTIONAL: 1, FIRST: 2}
@@ -75,7 +75,7 @@ class TrainData:
     track_skip_stops: bool
     bonus_on_paid: bool  # `PayRule`: tag bonuses count the paid stops, weighed in the choice
     paid_station: bool  # `PayRule`: one paid stop must be an anchor
-    span_bonuses: tuple[SpanBonus, ...] = ()  # start-to-target bonuses, paid once per round
+    span_bonuses: tuple[OnceBonus, ...] = ()  # bonuses paid once per round (span, visits)
     # Tallies (`StopRule.tallies`): per stop and tally its count; a route's visited stops
     # must sum to within [tally_min, tally_max] per tally (`Profile.tally_limits`).
     tally_names: tuple[str, ...] = ()
@@ -204,8 +204,11 @@ def lower_train(pos: Position, graph: TrackGraph, profile: Profile, train: Train
 
     pay_rule = profile.pay_rule(pos, train)
     if pay_rule.bonuses_on_paid or pay_rule.paid_station:
-        # the exact choice tries every subset of the route's tagged stops and stations
-        special = int(((tags != 0) | (anchor & pay_rule.paid_station)).sum())
+        # the exact choice tries every subset of the route's tagged stops and stations: as
+        # many as a route holds at most (its visit units, and the stops costing none)
+        marked = (tags != 0) | (anchor & pay_rule.paid_station)
+        visits = int(row_caps(spec, "visit")[N_SUBSETS - 1])
+        special = min(int(marked.sum()), visits + int((marked & (cost == 0)).sum()))
         if special > MAX_SPECIAL:
             raise HexrailError(f"{special} stops carry bonuses or stations that the paid-stop "
                                f"choice must weigh; at most {MAX_SPECIAL}", where=f"train {train.id}")

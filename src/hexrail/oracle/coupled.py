@@ -13,7 +13,7 @@ from hexrail.oracle.board import _Board
 from hexrail.oracle.pay import _choose_pay, _ref
 from hexrail.oracle.result import NodeKey, ReferenceResult, ReferenceRoute
 from hexrail.oracle.rules import _plan_ok
-from hexrail.rules.base import SET_NONE, SET_TEMPORARY, PlanRules, Profile
+from hexrail.rules.base import SET_NONE, SET_TEMPORARY, PayRule, PlanRules, Profile
 from hexrail.validate import build_sets, set_ends
 
 
@@ -277,6 +277,7 @@ def _joint_pay(boards: dict[int, _Board], pay_once: bool, chosen: list[tuple[int
         return ("group", groups[0]) if groups else s
 
     candidates = {t: payable[t] if t in payable else stops[t] for t, _ in chosen}
+    routes = dict(chosen)
     owners: dict[Hashable, list[int]] = {}
     if pay_once:
         for t, refs in candidates.items():
@@ -294,6 +295,16 @@ def _joint_pay(boards: dict[int, _Board], pay_once: bool, chosen: list[tuple[int
                 subsidy = sum(board.subsidy[s] for s in paid)
                 cache_[t, unpayable] = (revenue + subsidy if income else revenue, revenue, subsidy,
                                         None, paid)
+            elif board.pay_rule != PayRule() and not unpayable:
+                # paid stops chosen with the walk's bonuses (`PayRule`): the route's own choice
+                r = routes[t]
+                revenue = r.revenue - r.bonus
+                keys = dict(zip(r.stops, stops[t]))
+                cache_[t, unpayable] = (revenue + r.subsidy if income else revenue, revenue,
+                                        r.subsidy, [keys[x] for x in r.counted], [keys[x] for x in r.paid])
+            elif board.pay_rule != PayRule():
+                raise NotImplementedError("the oracle prices a pay rule's choice of paid stops "
+                                          "only where no other route shares them")
             else:
                 cache_[t, unpayable] = _choose_pay(board, stops[t], unpayable, objective)
         return cache_[t, unpayable]

@@ -9,7 +9,7 @@ from itertools import combinations, product
 from hexrail.model.trains import UNLIMITED
 from hexrail.oracle.board import _Board, _Walk
 from hexrail.oracle.result import NodeKey, ReferenceRoute
-from hexrail.rules.base import FIRST, OPTIONAL, EndBonus, HexBonus, SetsBonus, TrackBonus
+from hexrail.rules.base import FIRST, OPTIONAL, EndBonus, HexBonus, SetsBonus, TrackBonus, VisitBonus
 
 
 def _fit_checker(spec):
@@ -54,13 +54,17 @@ def _score_route(board: _Board, walk: _Walk, objective: str) -> ReferenceRoute |
 
 
 def _span(board: _Board, walk: _Walk) -> tuple[tuple[str, int], ...]:
-    """The span bonuses the walk could earn: for each whose start is one of its end stops and
-    whose target it contains, the amount less the price of the hex-side lanes crossed between
-    them (the fewest)."""
+    """The once-per-round bonuses the walk could earn: for each span bonus whose start is one of
+    its end stops and whose target it contains, the amount less the price of the hex-side
+    lanes crossed between them (the fewest); for each visit bonus, its amount per visited
+    stop."""
     lanes_at = dict(zip(walk.nodes, walk.node_lanes))
     ends = {walk.stops[0], walk.stops[-1]}
     out = []
     for b in board.span_bonuses:
+        if isinstance(b, VisitBonus):
+            out.append((b.name, b.earned(len(walk.stops))))
+            continue
         gaps = [abs(lanes_at[x] - lanes_at[y]) for x in map(_key, b.start) if x in ends
                 for y in map(_key, b.target) if y in lanes_at and y != x]
         if gaps:

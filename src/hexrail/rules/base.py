@@ -109,6 +109,36 @@ class SpanBonus:
         """
         return max(0, self.amount - self.per_crossing * crossings_between)
 
+    def at_most(self, visits: int) -> int:
+        """What a route of at most `visits` stops can earn from it."""
+        return max(0, self.amount)
+
+
+@dataclass(frozen=True, slots=True)
+class VisitBonus:
+    """`per_stop` for every stop the route visits (counted, paid or not), paid once per round
+    to one route of the company: the one visiting the most stops, on ties the one whose train
+    id is greatest (1846's mail contract). Like a `SpanBonus`, told apart by `name` and
+    returned by `Profile.span_bonuses`; the solver weighs which route gets it."""
+
+    name: str
+    per_stop: int
+
+    def earned(self, visits: int) -> int:
+        """What a route visiting `visits` stops earns.
+
+        >>> VisitBonus("mail", 10).earned(5)
+        50
+        """
+        return self.per_stop * visits
+
+    def at_most(self, visits: int) -> int:
+        """What a route of at most `visits` stops can earn from it."""
+        return max(0, self.per_stop * visits)
+
+
+OnceBonus = Union[SpanBonus, VisitBonus]  # paid once per round, to one route of the company
+
 
 @dataclass(frozen=True, slots=True)
 class CyclicRun:
@@ -340,8 +370,9 @@ class Profile:
         `TrackBonus`)."""
         return ()
 
-    def span_bonuses(self, pos: Position, train: Train) -> tuple[SpanBonus, ...]:
-        """Bonuses for running from one stop to another, each paid once per round (`SpanBonus`)."""
+    def span_bonuses(self, pos: Position, train: Train) -> tuple[OnceBonus, ...]:
+        """Bonuses each paid once per round, to one route of the company: for running from one
+        stop to another (`SpanBonus`), per visited stop of the longest route (`VisitBonus`)."""
         return ()
 
     def cyclic_runs(self, pos: Position, train: Train) -> tuple[CyclicRun, ...]:

@@ -10,7 +10,7 @@ import numpy as np
 
 from hexrail.graph.track import TrackGraph, may_pass
 from hexrail.graph.trains import TrainData
-from hexrail.rules.base import CyclicRun
+from hexrail.rules.base import CyclicRun, VisitBonus
 from hexrail.search import _kernels as K
 
 
@@ -192,12 +192,13 @@ def _grow(bufs: list[np.ndarray], caps: list[int], words: int) -> list[np.ndarra
 
 def with_span_bonuses(graph: TrackGraph, td: TrainData, cands: Candidates,
                       objective: str = "income") -> Candidates:
-    """The candidates with the train's span bonuses (`hexrail.rules.base.SpanBonus`) priced in.
+    """The candidates with the train's once-per-round bonuses priced in.
 
-    A route starting at a bonus's start (one of its two end stops) and containing its target
-    earns it, less its price per hex-side crossing between the two along the route. Because a bonus pays once per round, each such
-    route also stays a candidate without it (and, with several, with every subset), so that
-    another train may claim it; the combiner keeps claims disjoint (`hexrail.solve`).
+    A route starting at a `SpanBonus`'s start (one of its two end stops) and containing its
+    target earns it, less its price per hex-side crossing between the two along the route; a
+    `VisitBonus` pays every route for its visited stops. Because a bonus pays once per round,
+    each such route also stays a candidate without it (and, with several, with every subset),
+    so that another train may claim it; the combiner keeps claims disjoint (`hexrail.solve`).
     """
     bonuses = td.span_bonuses
     k = len(bonuses)
@@ -205,8 +206,10 @@ def with_span_bonuses(graph: TrackGraph, td: TrainData, cands: Candidates,
         return cands
     n = len(cands)
     amounts = np.zeros((n, k), np.int64)
-    starts = [{graph.node_index[r] for r in b.start if r in graph.node_index} for b in bonuses]
-    targets = [{graph.node_index[r] for r in b.target if r in graph.node_index} for b in bonuses]
+    visits = [j for j, b in enumerate(bonuses) if isinstance(b, VisitBonus)]
+    spans = [b if j not in visits else None for j, b in enumerate(bonuses)]
+    starts = [{graph.node_index[r] for r in b.start if r in graph.node_index} if b else set() for b in spans]
+    targets = [{graph.node_index[r] for r in b.target if r in graph.node_index} if b else set() for b in spans]
     wanted = np.array(sorted(set().union(*starts) | set().union(*targets)), np.int64)
     # Only routes that contain some start or target stop are walked.
     lengths = cands.node_ptr[1:] - cands.node_ptr[:-1]
@@ -215,10 +218,14 @@ def with_span_bonuses(graph: TrackGraph, td: TrainData, cands: Candidates,
         np.add.at(hit, np.repeat(np.arange(len(lengths)), lengths), np.isin(cands.nodes, wanted))
     raw_to_sorted = np.empty(len(cands.src), np.int64)
     raw_to_sorted[cands.src] = np.arange(n)
+    for j in visits:
+        amounts[:, j] = bonuses[j].earned(lengths[cands.src])
     for raw in np.flatnonzero(hit >= 2).tolist():
         at = _crossings_at_nodes(graph, cands.chains[cands.chain_ptr[raw]:cands.chain_ptr[raw + 1]])
         ends = {int(cands.nodes[cands.node_ptr[raw]]), int(cands.nodes[cands.node_ptr[raw + 1] - 1])}
-        for j, b in enumerate(bonuses):
+        for j, b in enumerate(spans):
+            if b is None:
+                continue
             gaps = [abs(at[a] - at[c]) for a in starts[j] if a in ends and a in at
                     for c in targets[j] if c in at and c != a]
             if gaps:

@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 
 from hexrail.model.position import Hex
 from hexrail.model.tile import Node
-from hexrail.rules.base import SET_NONE, SET_TEMPORARY
+from hexrail.rules.base import SET_NONE, SET_TEMPORARY, VisitBonus
 from hexrail.validate.board import _Board
 from hexrail.validate.refs import NodeRef, _node_str
 from hexrail.validate.route import _Route
@@ -192,26 +192,31 @@ def _hex_subsidies(board: _Board, routes: list[_Route]) -> dict[int, int]:
 
 
 def _span_bonuses(board: _Board, routes: list[_Route]) -> dict[int, tuple[tuple[str, int], ...]]:
-    """Per legal route, the span bonuses it is paid (`Profile.span_bonuses`): a route ending at
-    a bonus's start and containing its target earns its amount less the price of the hex-side crossings
-    between them along the route; each bonus (by name) is paid once, to the route earning most
-    from it (the first in plan order on ties)."""
-    best: dict[str, tuple[int, int]] = {}  # name -> (amount, route index)
+    """Per legal route, the once-per-round bonuses it is paid (`Profile.span_bonuses`): a route
+    ending at a `SpanBonus`'s start and containing its target earns its amount less the price
+    of the hex-side crossings between them along the route; a `VisitBonus` earns per visited
+    stop. Each bonus (by name) is paid once, to the route earning most from it; on ties the
+    first in plan order, for a `VisitBonus` the greatest train id (as 18xx.games pays the mail
+    contract)."""
+    best: dict[str, tuple[int, str, int]] = {}  # name -> (amount, tie-break, route index)
     for i, route in enumerate(routes):
         if not route.legal:
             continue
         lanes_at: dict[NodeRef, int] = dict(zip(route.walk.nodes, route.walk.node_lanes))
         ends = {route.walk.nodes[0], route.walk.nodes[-1]}
         for bonus in board.profile.span_bonuses(board.pos, route.train):
-            gaps = [abs(lanes_at[a] - lanes_at[b]) for a in map(_node_key, bonus.start) if a in ends
-                    for b in map(_node_key, bonus.target) if b in lanes_at and b != a]
-            if not gaps:
-                continue
-            amount = bonus.earned(min(gaps))
-            if amount > best.get(bonus.name, (0, -1))[0]:
-                best[bonus.name] = (amount, i)
+            if isinstance(bonus, VisitBonus):
+                amount, tie = bonus.earned(len(_stops(board, route.walk))), route.train.id
+            else:
+                gaps = [abs(lanes_at[a] - lanes_at[b]) for a in map(_node_key, bonus.start) if a in ends
+                        for b in map(_node_key, bonus.target) if b in lanes_at and b != a]
+                if not gaps:
+                    continue
+                amount, tie = bonus.earned(min(gaps)), ""
+            if amount > 0 and (amount, tie) > best.get(bonus.name, (0, "", -1))[:2]:
+                best[bonus.name] = (amount, tie, i)
     out: dict[int, tuple[tuple[str, int], ...]] = {}
-    for name, (amount, i) in sorted(best.items()):
+    for name, (amount, _, i) in sorted(best.items()):
         out[i] = out.get(i, ()) + ((name, amount),)
     return out
 
