@@ -26,7 +26,6 @@ import socket
 import subprocess
 import sys
 import time
-import traceback
 from collections import Counter
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
@@ -41,9 +40,7 @@ from test_server_hostile import nested, started, stopped
 
 import hexrail
 from hexrail.cli import main
-from hexrail.errors import HexrailError
 from hexrail.io.limits import MAX_DEPTH, MAX_STRING
-from hexrail.plan import plan_from_json
 from hexrail.validate import check_plan
 
 EXAMPLES = ("demo", "1862", "1831", "1862usa")
@@ -67,26 +64,9 @@ CLI_FIELDS = ("cases", "inputs", "answered", "clean errors", "messy errors", "tr
 HTTP_FIELDS = ("cases", "inputs", "answered", "clean errors", "messy errors", "5xx", "dropped",
                "hangs", "wrong answers", "optimal plans checked", "log tracebacks")
 
-# A defect found by this harness whose fix lies outside the entry points (see the xfail tests
-# at the end): inputs that reach it are tallied as tracebacks / 5xx, as "known", and the fuzz
-# goes on. `plan_from_json` converts a plan's numbers with int() unchecked, so a plan document
-# whose revenue, subsidy or upper_bound (or a route's revenue or subsidy) is null, a list, an
-# object or a non-numeric string raises TypeError / ValueError instead of HexrailError.
-PLAN_NUMBERS = "plan_from_json: a plan's numbers of the wrong kind raise TypeError/ValueError"
-
-
-def plan_numbers_defect(err: BaseException) -> bool:
-    """Whether `err` is the known `PLAN_NUMBERS` defect."""
-    frames = traceback.extract_tb(err.__traceback__)
-    return (isinstance(err, (TypeError, ValueError)) and not isinstance(err, HexrailError)
-            and bool(frames) and frames[-1].name == "plan_from_json")
-
-
 def summary(side: str, fields: tuple[str, ...], seconds: float) -> str:
     counts = TALLY[side]
-    known = f" ({counts['known']} known: {PLAN_NUMBERS})" if counts["known"] else ""
-    return f"{side} ({seconds:.1f} s): " + ", ".join(
-        f"{counts[f]} {f}" + (known if f in ("tracebacks", "5xx") else "") for f in fields)
+    return f"{side} ({seconds:.1f} s): " + ", ".join(f"{counts[f]} {f}" for f in fields)
 
 
 def verdict(side: str, ok: bool, message: str) -> None:
@@ -174,11 +154,8 @@ def cli(argv: list[str], answers: tuple[int, ...] = (0,)) -> tuple[int, str]:
             code = main(argv)
     except SystemExit as exit_:  # argparse
         code = exit_.code
-    except Exception as failure:
+    except Exception:
         TALLY["cli"]["tracebacks"] += 1
-        if plan_numbers_defect(failure):
-            TALLY["cli"]["known"] += 1
-            return -1, ""
         raise
     seconds = time.monotonic() - start
     if seconds > HANG_SECONDS:
@@ -428,9 +405,6 @@ def http_post(client: httpx.Client, endpoint: str, body: bytes, content_type: st
         raise
     if r.status_code >= 500:
         TALLY["http"]["5xx"] += 1
-        if r.status_code == 500 and endpoint in ("/validate", "/render") and plan_numbers_500(body, r):
-            TALLY["http"]["known"] += 1
-            return None
         raise AssertionError(f"{r.status_code} {r.text[:2000]}")
     if r.status_code == 200:
         TALLY["http"]["answered"] += 1
@@ -444,17 +418,6 @@ def http_post(client: httpx.Client, endpoint: str, body: bytes, content_type: st
     TALLY["http"]["clean errors" if clean else "messy errors"] += 1
     assert clean, f"{r.status_code} {r.headers.get('content-type')} {r.text[:2000]}"
     return None
-
-
-def plan_numbers_500(body: bytes, r: httpx.Response) -> bool:
-    """Whether a 500 is the known `PLAN_NUMBERS` defect: reading the plan sent raises, here,
-    the very error the server reported."""
-    try:
-        plan_from_json(sent_document(body)["plan"])
-    except Exception as err:  # noqa: BLE001 - the defect is an exception of the wrong kind
-        return plan_numbers_defect(err) and r.json().get("error") == \
-            f"internal error: {type(err).__name__}: {err}"
-    return False
 
 
 def sent_document(body: bytes):
@@ -548,17 +511,14 @@ def test_a_body_shorter_than_its_length_gets_408(service):
 
 
 # ------------------------------------------------------------------------------------------------
-# Defects found here whose fix lies outside the entry points
+# Defects found here: a plan's numbers of the wrong kind (int() once raised TypeError)
 
 
 PLAN_NUMBER_CASES = [{"routes": [], "revenue": None}, {"routes": [], "subsidy": "x" * 50},
                      {"routes": [], "upper_bound": {}},
                      {"routes": [{"train": "4-0", "paths": ["A1:0"], "revenue": []}]}]
-XFAIL_PLAN_NUMBERS = pytest.mark.xfail(strict=True, reason=f"{PLAN_NUMBERS}; the fix belongs in "
-                                                           "src/hexrail/plan.py")
 
 
-@XFAIL_PLAN_NUMBERS
 @pytest.mark.parametrize("plan", PLAN_NUMBER_CASES)
 def test_a_plan_number_of_the_wrong_kind_is_one_error_line(plan, tmp_path):
     path = tmp_path / "plan.json"
@@ -567,7 +527,6 @@ def test_a_plan_number_of_the_wrong_kind_is_one_error_line(plan, tmp_path):
     assert code == 2  # (cli() checks the one error line)
 
 
-@XFAIL_PLAN_NUMBERS
 @pytest.mark.parametrize("plan", PLAN_NUMBER_CASES)
 def test_a_plan_number_of_the_wrong_kind_gets_a_422(plan, service):
     r = service[1].post("/validate", json={"position": BASES["demo"], "plan": plan})

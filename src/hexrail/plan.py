@@ -178,11 +178,21 @@ def plan_from_json(data: Any) -> Plan:
             train=str(r["train"]), train_name=str(r.get("train_name", "")),
             stops=tuple(r.get("stops", ())), paid=tuple(r.get("paid", ())),
             paths=tuple(r.get("paths", ())), hexes=tuple(r.get("hexes", ())),
-            revenue=int(r.get("revenue", 0)), subsidy=int(r.get("subsidy", 0)),
+            revenue=_whole(r, "revenue", where), subsidy=_whole(r, "subsidy", where),
         ))
-    return Plan(routes=tuple(routes), revenue=int(data.get("revenue", 0)),
-                subsidy=int(data.get("subsidy", 0)), optimal=bool(data.get("optimal", False)),
-                upper_bound=int(data.get("upper_bound", 0)))
+    return Plan(routes=tuple(routes), revenue=_whole(data, "revenue", "plan"),
+                subsidy=_whole(data, "subsidy", "plan"), optimal=bool(data.get("optimal", False)),
+                upper_bound=_whole(data, "upper_bound", "plan"))
+
+
+def _whole(data: dict, key: str, where: str) -> int:
+    """An integer field of a plan (0 when absent): a one-line error naming it otherwise."""
+    value = data.get(key, 0)
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise HexrailError(f"'{key}' must be an integer, not {json.dumps(value)[:40]}", where=where)
+    return value
 
 
 # -- a plan from the solver's choice ------------------------------------------------------------

@@ -84,6 +84,7 @@ class TrainData:
     tally_max: np.ndarray | None = None
     cyclic_runs: tuple[CyclicRun, ...] = ()  # runs over fixed patterns instead of a route
     revisits: tuple[Revisit, ...] = ()  # stops a route may run to twice (twin nodes in the graph)
+    junctions_twice: bool = False  # a route may pass a junction again (`Profile.junctions_pass_twice`)
 
     @property
     def anchors(self) -> np.ndarray:
@@ -97,7 +98,7 @@ class TrainData:
                  self.node_subsidy, self.node_weight, self.node_tags, self.visit_cap, self.pay_cap,
                  self.node_end_bonus, self.hex_track_bonus,
                  np.array([self.hex_limit, self.min_stops, self.max_bypass, self.track_skip_stops,
-                           self.bonus_on_paid, self.paid_station])]
+                           self.bonus_on_paid, self.paid_station, self.junctions_twice])]
         if self.tally_names:
             parts += [self.node_tally, self.tally_min, self.tally_max]
         return (b"".join(p.tobytes() for p in parts) + repr(self.bonuses).encode()
@@ -253,6 +254,7 @@ def lower_train(pos: Position, graph: TrackGraph, profile: Profile, train: Train
         tally_max=np.asarray([hi for _, _, hi in limits], np.int64),
         cyclic_runs=tuple(profile.cyclic_runs(pos, train)),
         revisits=tuple(profile.revisits(pos)),
+        junctions_twice=profile.junctions_pass_twice,
     )
 
 

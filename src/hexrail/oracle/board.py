@@ -48,6 +48,7 @@ class _Board:
         for h_id, edge, (width, _) in self.at_side:
             self.widths.setdefault((h_id, edge), set()).add(width)
         self.single_joins_double = profile.single_joins_double
+        self.junctions_twice = profile.junctions_pass_twice
         # The profile's record of each node for this train, asked once per node.
         rule = {key: profile.stop_rule(pos, train, self.hex[key[0]], n) for key, n in self.node.items()}
         self.rule = rule

@@ -247,9 +247,12 @@ def _run_path(board: _Board, walk: _Walk, pkey: PathKey, out_end: int, groups: s
 
 
 def _may_return(board: _Board, walk: _Walk, u: NodeKey) -> bool:
-    """May the walk run to `u` a second time (`Profile.revisits`)? Only a revisit stop where
+    """May the walk run to `u` again? A junction where the profile lets routes pass junctions
+    again (`Profile.junctions_pass_twice`); else (`Profile.revisits`) only a revisit stop where
     the train may end, run to once so far, when since then the walk ran to a stop where it may
     end in each of the revisit's hexes."""
+    if board.junctions_twice and board.node[u].kind == "junction":
+        return True  # (by other track: the walk never runs a path or lane twice)
     if u not in board.revisit or not board.can_end[u] or walk.nodes.count(u) != 1:
         return False
     since = walk.stops[walk.stops.index(u) + 1:]

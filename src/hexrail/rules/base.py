@@ -284,6 +284,9 @@ class Profile:
     # Does a single track at a hex side join both tracks of a double track facing it (1831)?
     # Elsewhere lanes meet lane to lane.
     single_joins_double: ClassVar[bool] = False
+    # May a route pass a junction (a node that is no stop) again, by other track? 18xx.games
+    # checks repeated nodes only among a route's stops; the generic rules forbid it.
+    junctions_pass_twice: ClassVar[bool] = False
     # The state keys the profile reads and the kinds of value each may hold (`check_state`):
     # a wrong kind is a one-line error naming the key, before any rule reads it.
     state_types: ClassVar[dict[str, tuple[type, ...]]] = {}

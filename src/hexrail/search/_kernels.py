@@ -467,6 +467,7 @@ class TrackArrays(NamedTuple):
     chain_res: np.ndarray
     vertex_res: np.ndarray
     node_hex: np.ndarray
+    vertex_again: np.ndarray  # bool per vertex: a route may pass it again, by other chains
 
 
 class TrainArrays(NamedTuple):
@@ -534,6 +535,7 @@ class WalkWork(NamedTuple):
     res: np.ndarray
     state: np.ndarray
     tally: np.ndarray
+    chain_used: np.ndarray  # bool per chain: on the walk (needed where vertices come again)
 
 
 @njit(cache=True, nogil=True)
@@ -557,7 +559,7 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
     """
     # the named tuples' fields, as the walk below names them
     (n_nodes, n_hexes, adj_ptr, adj_chain, adj_end, chain_ends, chain_side, chain_terminal,
-     chain_crossings, chain_hex_ptr, chain_hexes, chain_res, vertex_res, node_hex) = track
+     chain_crossings, chain_hex_ptr, chain_hexes, chain_res, vertex_res, node_hex, vertex_again) = track
     (node_kidx, node_cost, node_optional, node_block, node_can_end, node_end_class, node_anchor_rank,
      node_groups, node_value, node_subsidy, node_weight, node_tags, visit_cap, pay_cap, hex_limit,
      min_stops, hex_noreenter, max_bypass, bonus_cond_ptr, bonus_cond_tag, bonus_cond_min,
@@ -565,7 +567,7 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
      has_track_bonus, track_skip_stops, bonus_on_paid, paid_station) = train
     (out_revenue, out_subsidy, out_bonus, out_bypass, out_crossings, out_node_ptr, out_nodes, out_paid,
      out_chain_ptr, out_chains, out_res) = out
-    visited, hex_mark, cnt, frames, stops, paid, res, state, tally = work
+    visited, hex_mark, cnt, frames, stops, paid, res, state, tally, chain_used = work
     words = out_res.shape[1]
     depth_cap = frames.shape[1]
     my_rank = node_anchor_rank[anchor]
@@ -587,6 +589,13 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
     for h in range(n_hexes):
         if hex_noreenter[h]:
             track_hexes = True
+            break
+    # A vertex that may come again (a junction, where the profile says so) leaves the walk
+    # to keep a chain from being run twice: the chains on the walk are marked.
+    has_again = False
+    for x in range(vertex_again.shape[0]):
+        if vertex_again[x]:
+            has_again = True
             break
     n_bonus = bonus_amount.shape[0]
     has_forbid = False
@@ -614,6 +623,7 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
     if state[0] == -1:
         # start: frame 0 is the anchor
         visited[:] = False
+        chain_used[:] = False
         hex_mark[:] = 0
         cnt[:] = 0
         visited[anchor] = True
@@ -707,6 +717,8 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
                         cnt[node_kidx[v]] -= node_cost[v]
                     groups_used &= ~node_groups[v]
                 visited[v] = False
+                if has_again:
+                    chain_used[f_chain[d]] = False
                 if track_hexes:
                     _mark_chain_hexes(f_chain[d], f_fwd[d], f_prevhex[d], chain_hex_ptr,
                                       chain_hexes, hex_mark, -1)
@@ -721,7 +733,9 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
             end = adj_end[slot]
             fwd = end == 0
             u = chain_ends[c, 1 - end]
-            if visited[u]:
+            if visited[u] and not vertex_again[u]:
+                continue
+            if has_again and chain_used[c]:
                 continue
             if has_forbid and _holds(forbid, chain_res, c, vertex_res, u, n_nodes):
                 continue  # track another train holds
@@ -784,6 +798,8 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
                 _tally(tally, u, 1, node_kidx, node_cost, node_optional, node_value,
                        node_subsidy, node_weight, node_tags, visit_cap, pay_cap)
             visited[u] = True
+            if has_again:
+                chain_used[c] = True
             new_hex = -1
             if track_hexes:
                 new_hex = _mark_chain_hexes(c, fwd, f_hex[d], chain_hex_ptr, chain_hexes,

@@ -8,7 +8,7 @@ from itertools import combinations
 
 import numpy as np
 
-from hexrail.graph.track import TrackGraph, may_pass
+from hexrail.graph.track import KIND_CODES, TrackGraph, may_pass
 from hexrail.graph.trains import TrainData
 from hexrail.rules.base import CyclicRun, VisitBonus
 from hexrail.search import _kernels as K
@@ -87,6 +87,15 @@ STEPS = 1 << 16  # walk steps between deadline checks
 NO_THRESHOLD = -(1 << 62)
 
 
+def _vertices_again(graph: TrackGraph, td: TrainData) -> np.ndarray:
+    """Per vertex, may a route pass it again (by other track)? Junctions, where the profile
+    says so (`Profile.junctions_pass_twice`)."""
+    again = np.zeros(graph.n_vertices, np.bool_)
+    if td.junctions_twice:
+        again[:graph.n_nodes] = graph.node_kind == KIND_CODES["junction"]
+    return again
+
+
 def enumerate_routes(graph: TrackGraph, td: TrainData, *, deadline: float | None = None,
                      objective: str = "income", max_routes: int = MAX_ROUTES,
                      min_value: int | None = None, best_only: bool = False,
@@ -108,8 +117,9 @@ def enumerate_routes(graph: TrackGraph, td: TrainData, *, deadline: float | None
     work = [np.zeros(graph.n_vertices, np.bool_), np.zeros(len(graph.hex_ids), np.int32),
             np.zeros(4, np.int64), np.zeros((10, depth_cap), np.int64),
             np.zeros(depth_cap, np.int64), np.zeros(depth_cap, np.bool_),
-            np.zeros(words, np.uint64), np.zeros(8, np.int64), np.zeros(K.TALLY, np.int64)]
-    state = work[-2]
+            np.zeros(words, np.uint64), np.zeros(8, np.int64), np.zeros(K.TALLY, np.int64),
+            np.zeros(len(graph.chain_ends), np.bool_)]
+    state = work[7]
     if min_value is not None or best_only:
         caps[0] = 1 << 10
         bufs = _alloc(caps, words)
@@ -122,7 +132,7 @@ def enumerate_routes(graph: TrackGraph, td: TrainData, *, deadline: float | None
                                 graph.adj_end, graph.chain_ends, graph.chain_side,
                                 graph.chain_terminal, graph.chain_crossings, graph.chain_hex_ptr,
                                 graph.chain_hexes, graph.chain_res, graph.vertex_res,
-                                graph.node_hex))
+                                graph.node_hex, _vertices_again(graph, td)))
     train = tuple(getattr(td, f) for f in K.TrainArrays._fields)
     walk = tuple(K.WalkWork(*work))
     n_out = n_nodes = n_chains = 0

@@ -62,7 +62,8 @@ def _end_errors(board: _Board, train: Train, walk: _Walk) -> list[str]:
 
 def _repeat_errors(board: _Board, train: Train, walk: _Walk) -> list[str]:
     """Rule 4: no path, hexside lane or node twice, except a stop the profile lets a route run
-    to twice (`Profile.revisits`, 1831's Delaware), on its condition."""
+    to twice (`Profile.revisits`, 1831's Delaware), on its condition, and junctions where the
+    profile lets routes pass them again (`Profile.junctions_pass_twice`)."""
     errors = []
     for ref, n in _repeated(walk.paths):
         errors.append(f"uses track {_path_str(ref)} {n} times")
@@ -72,6 +73,8 @@ def _repeat_errors(board: _Board, train: Train, walk: _Walk) -> list[str]:
     revisits = {r.stop: r.between for r in board.profile.revisits(board.pos)}
     for ref, n in _repeated(walk.nodes):
         name = _node_str(ref)
+        if board.node(ref).kind == "junction" and board.profile.junctions_pass_twice:
+            continue  # (by other track: paths and lanes are checked above)
         if n == 2 and name in revisits:
             why = _revisit_error(board, train, walk, ref, revisits[name])
             if why:
