@@ -29,6 +29,7 @@ from hexrail.model.hexgrid import Layout, opposite
 from hexrail.plan import plan_from_json
 from hexrail.render import render_png, render_svg, save_picture
 from hexrail.render.geometry import HexGeometry, TileLayout, split_curve
+from hexrail.validate import check_plan
 
 GOLDEN = Path(__file__).parent / "golden"
 NS = {"s": "http://www.w3.org/2000/svg"}
@@ -398,3 +399,16 @@ def test_legal_hand_drawn_plan_is_not_marked():
     root = parse(render_svg(hexrail.example_path("demo"), plan))
     assert not any(el.get("data-legal") for el in root.iter())
     assert not svg_texts(root, "legend-error")
+
+
+def test_a_legal_hand_drawn_plan_shows_what_the_validator_pays():
+    # a plan written by hand claims nothing (or anything): the legend gives each route's pay
+    # as the validator finds it, and the total, unproven
+    data = json.loads((GOLDEN / "demo_plan.json").read_text())
+    truth = check_plan(hexrail.example_path("demo"), plan_from_json(data))
+    bare = {"routes": [{"train": r["train"], "paths": r["paths"]} for r in data["routes"]]}
+    root = parse(render_svg(hexrail.example_path("demo"), plan_from_json(bare)))
+    text = " ".join(el.text or "" for el in root.iter(SVG + "text"))
+    for rr in truth.routes:
+        assert str(rr.revenue) in text
+    assert svg_texts(root, "total") == [f"total {truth.revenue}"]

@@ -22,6 +22,7 @@ import math
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable
+from dataclasses import replace
 from functools import cached_property
 from typing import Any
 
@@ -298,6 +299,17 @@ def _check(pos: Position, plan: Plan) -> Any:
     return check_plan(pos, plan)
 
 
+def _as_priced(plan: Plan, report: Any) -> Plan:
+    """A legal plan not made by the solver, with what the validator finds each route pays (a
+    hand-drawn plan may claim anything, or nothing); nothing about it is proven."""
+    by_train = {rr.train: rr for rr in report.routes}
+    routes = tuple(replace(r, paid=by_train[r.train].paid, revenue=by_train[r.train].revenue,
+                           subsidy=by_train[r.train].subsidy, bonuses=by_train[r.train].bonuses)
+                   if r.train in by_train else r for r in plan.routes)
+    return replace(plan, routes=routes, revenue=report.revenue, subsidy=report.subsidy,
+                   optimal=False, upper_bound=0)
+
+
 def _resolve_routes(plan: Plan, report: Any) -> list[tuple[RoutePlan, tuple[str, ...]]]:
     """Each route with its track; a route given by its stops only gets the track the validator
     finds for it (none when it finds none: the route is then drawn stop to stop)."""
@@ -353,6 +365,8 @@ def render_svg(position: Any = None, plan: Plan | dict | None = None, *, size: f
     pos = load_position(position)
     board = BoardDrawing(pos, size)
     report = _check(pos, plan) if plan is not None else None
+    if report is not None and report.legal:
+        plan = _as_priced(plan, report)
     routes = _resolve_routes(plan, report) if plan is not None else []
     errors = _route_errors(plan, report) if plan is not None else []
     title = _title_text(pos, title)
