@@ -1,0 +1,158 @@
+"""18USA (../shared/rules/titles/18USA.md): 1817's rules (`Game1817`: bridges, one stop per
+hex, junctions passed again) and more.
+
+=================  ==========================================================================
+rule               what
+=================  ==========================================================================
+resources          per distinct hex whose track the route uses, holding none of its stops:
+                   the hex's coal, ore and oil amounts (`TrackBonus`); such a hex is never
+                   left and entered again (``resource_hexes``)
+company town       a route paying the company-town city earns 10 less, unless the company has
+                   its own token there (the city pays 10 less: one stop per hex)
+Mexico             at most two routes of the plan run to Mexico (`PlanRules.regions`)
+hex bonuses        the home-city subsidies and Express Freight, once per route at a stop on
+                   their hexes (``stop_hex_bonuses``)
+Pullman            +20 per paid stop but rural junctions, for the train it is attached to
+switcher           +1 distance (in the train's distance already) and one stop left unpaid when
+                   the route's counted stops reach it: a train visiting N + 1 stops, paid for
+                   the best N, one of them a token city (`PayRule`)
+rural junctions    towns costing no distance, never a route's end, never entered twice
+=================  ==========================================================================
+
+Upgrades are as the position attached them (``train_upgrades``); ones left unattached are not
+weighed. Not built: the switcher's pass through one city full of other companies' tokens, and
+the Great Northern bonus; a position that needs either is refused with the reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from hexrail.errors import HexrailError
+from hexrail.model.frozen import FrozenMap
+from hexrail.model.position import Hex, Position, Train
+from hexrail.model.tile import Node
+from hexrail.model.trains import Row, TrainSpec
+from hexrail.rules.base import (ARRAY, OBJECT, PayRule, PlanRules, RouteBonus, SetsBonus, StopRule,
+                                TrackBonus, register)
+from hexrail.rules.g1817 import Game1817
+
+MEXICO = ("I5", "I7", "I9", "I11", "J12", "K13")
+PULLMAN = 20
+COMPANY_TOWN_PENALTY = 10
+
+
+@register
+class Game18USA(Game1817):
+    """18USA: resources, company town, Mexico, hex bonuses, Pullman and switcher."""
+
+    name = "18USA"
+    description = ("18USA: 1817's rules with resources along the track, company town, at most two "
+                   "routes to Mexico, home-city and Express Freight bonuses, Pullman, switcher")
+    state_types = {**Game1817.state_types, "resource_hexes": OBJECT, "company_town": OBJECT,
+                   "mexico": OBJECT, "stop_hex_bonuses": ARRAY, "pullman": OBJECT,
+                   "switcher": OBJECT, "rural_junctions": OBJECT, "gnr": OBJECT}
+
+    def train_spec(self, pos: Position, train: Train) -> TrainSpec:
+        spec = train.spec
+        if not _upgraded(pos, "switcher", train) or "switcher" in spec.extra:
+            return spec
+        if len(spec.rows) != 1:
+            raise HexrailError("a switcher goes on a train of one row", where=f"train {train.id}")
+        row = spec.rows[0]
+        # visits its distance (one more than the train's), is paid for one stop less
+        return TrainSpec((Row(row.kinds, row.visit - 1, row.visit, row.multiplier),), spec.hexes,
+                         spec.multiplier, spec.kind_multipliers, spec.min_stops, spec.requires_token,
+                         spec.track, FrozenMap({**spec.extra, "switcher": True}))
+
+    def pay_rule(self, pos: Position, train: Train) -> PayRule:
+        if _upgraded(pos, "switcher", train):
+            return PayRule(bonuses_on_paid=True, paid_station=True)
+        return PayRule()
+
+    def stop_rule(self, pos: Position, train: Train, hex_: Hex, node: Node) -> StopRule:
+        rule = super().stop_rule(pos, train, hex_, node)
+        if not node.is_stop:
+            return rule
+        rural = _refs(pos, "rural_junctions", "nodes")
+        ref = f"{hex_.id}-{node.index}"
+        if ref in rural:
+            rule = rule._replace(may_end=False)
+        elif _upgraded(pos, "pullman", train):
+            rule = rule._replace(value=rule.value + _number(pos, "pullman", "per_paid_stop", PULLMAN))
+        if ref in _refs(pos, "company_town", "nodes") and not hex_.tokened_by(node.index, pos.company):
+            rule = rule._replace(value=rule.value - _number(pos, "company_town", "penalty",
+                                                            COMPANY_TOWN_PENALTY))
+        return rule
+
+    def reentry_forbidden(self, pos: Position, hex_: Hex) -> bool:
+        return hex_.id in _resources(pos) or hex_.id in _refs(pos, "rural_junctions", "hexes")
+
+    def bonuses(self, pos: Position, train: Train) -> tuple[RouteBonus, ...]:
+        out = list(super().bonuses(pos, train))
+        resources = _resources(pos)
+        if resources:
+            out.append(TrackBonus("resources", tuple(sorted(resources.items())), skip_stop_hexes=True))
+        by_source: dict[str, tuple[int, list[str]]] = {}
+        for i, b in enumerate(pos.state.get("stop_hex_bonuses") or ()):
+            where = f"state.stop_hex_bonuses[{i}]"
+            if not isinstance(b, Mapping) or not isinstance(b.get("amount"), int) \
+                    or not isinstance(b.get("hexes"), (list, tuple)):
+                raise HexrailError("a hex bonus needs hexes and an integer amount", where=where)
+            source = str(b.get("source", i))
+            amount, hexes = by_source.setdefault(source, (b["amount"], []))
+            if amount != b["amount"]:
+                raise HexrailError(f"two amounts for {source}", where=where)
+            hexes.extend(str(h) for h in b["hexes"])
+        out += [SetsBonus(source, amount, (tuple(hexes),))
+                for source, (amount, hexes) in by_source.items() if hexes]
+        return tuple(out)
+
+    def plan_rules(self, pos: Position) -> PlanRules:
+        self._refuse_what_is_not_built(pos)
+        mexico = pos.state.get("mexico") or {}
+        hexes = tuple(mexico.get("hexes") or MEXICO)
+        limit = mexico.get("max_routes", 2)
+        if not isinstance(limit, int) or isinstance(limit, bool):
+            raise HexrailError("max_routes must be an integer", where="state.mexico")
+        return PlanRules(regions=((hexes, limit),))
+
+    def _refuse_what_is_not_built(self, pos: Position) -> None:
+        if (pos.state.get("gnr") or {}).get("owned_by_entity"):
+            raise HexrailError("the Great Northern bonus (one route of the plan) is not supported",
+                               where="state.gnr")
+        for train in pos.trains:
+            if _upgraded(pos, "switcher", train) and any(
+                    h.full_for(n.index, pos.company, self.tokens_letting_by, pos.closed_companies)
+                    for h in pos.hexes for n in h.tile.nodes if n.kind == "city"):
+                raise HexrailError("a switcher may pass a city full of other companies' tokens, "
+                                   "which is not supported", where=f"train {train.id}")
+
+
+def _upgraded(pos: Position, upgrade: str, train: Train) -> bool:
+    """Is `upgrade` (``pullman``, ``switcher``) attached to `train` this turn?"""
+    trains = (pos.state.get(upgrade) or {}).get("trains") or ()
+    return train.id in trains
+
+
+def _refs(pos: Position, key: str, field: str) -> frozenset[str]:
+    return frozenset(str(x) for x in (pos.state.get(key) or {}).get(field) or ())
+
+
+def _number(pos: Position, key: str, field: str, default: int) -> int:
+    value = (pos.state.get(key) or {}).get(field, default)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise HexrailError(f"{field} must be an integer", where=f"state.{key}")
+    return value
+
+
+def _resources(pos: Position) -> dict[str, int]:
+    """{hex: what its resources pay now} (``resource_hexes``)."""
+    out: dict[str, int] = {}
+    for hex_id, raw in (pos.state.get("resource_hexes") or {}).items():
+        amount = raw.get("amount") if isinstance(raw, Mapping) else raw
+        if not isinstance(amount, int) or isinstance(amount, bool):
+            raise HexrailError("a resource hex needs an integer amount",
+                               where=f"state.resource_hexes.{hex_id}")
+        out[str(hex_id)] = amount
+    return out

@@ -1,0 +1,167 @@
+"""18USA: resources along the track, the company town, the Mexico limit, hex bonuses, Pullman and
+switcher, on hand-made boards and random ones (against the oracle and the validator), and the
+shared 18xx.games positions of the title.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import corpus_params, line_hexes, solve_checked
+from hypothesis import HealthCheck, given, note, settings
+from hypothesis import strategies as st
+from strategies import positions
+from test_bonus_titles import _check_position, bonus_names
+
+import hexrail
+from hexrail.errors import HexrailError
+
+X = "X"
+LINE = ["city=revenue:20", "", "city=revenue:30"]  # A1 (X), plain track at A3, A5
+
+
+def doc(hexes: dict, trains: list, state: dict | None = None) -> dict:
+    return {"layout": "flat", "rules": {"profile": "18USA"}, "company": X,
+            "companies": [{"id": X}], "trains": trains, "hexes": hexes, "state": state or {}}
+
+
+def test_resources_pay_along_the_track_where_no_stop_is():
+    coal = {"resource_hexes": {"A3": {"resources": ["coal"], "amount": 10}}}
+    plan = solve_checked(doc(line_hexes(LINE), ["2"], coal))
+    assert plan.revenue == 50 + 10 and bonus_names(plan) == {"resources": 10}
+    # a hex holding one of the route's stops pays no resource
+    stop = line_hexes(["city=revenue:20", "city=revenue:10", "city=revenue:30"])
+    assert solve_checked(doc(stop, ["3"], coal)).revenue == 60
+
+
+def test_the_company_town_costs_ten_unless_the_company_has_a_token_there():
+    town = {"company_town": {"nodes": ["A5-0"], "penalty": 10}}
+    assert solve_checked(doc(line_hexes(LINE), ["2"], town)).revenue == 50 - 10
+    own = line_hexes(LINE, {"A1": [X], "A5": [X]})
+    assert solve_checked(doc(own, ["2"], town)).revenue == 50
+
+
+def test_at_most_the_limit_of_routes_run_to_mexico():
+    # X in A3 and A7; offboards A1 and A9 (worth 50) in "Mexico"; two 2 trains
+    cells = ["offboard=revenue:50", "city=revenue:10", "city=revenue:30", "city=revenue:10",
+             "offboard=revenue:50"]
+    hexes = line_hexes(cells, {"A3": [X], "A7": [X]})
+    mexico = {"mexico": {"hexes": ["A1", "A9"], "max_routes": 1}}
+    assert solve_checked(doc(hexes, ["2", "2"], mexico)).revenue == 60 + 40
+    assert solve_checked(doc(hexes, ["2", "2"], {"mexico": {"hexes": ["A1", "A9"]}})).revenue == 120
+
+
+def test_hex_bonuses_pay_once_per_route():
+    hexes = line_hexes(["city=revenue:20", "city=revenue:10", "city=revenue:30"])
+    bonus = {"stop_hex_bonuses": [{"source": "plus_ten", "hexes": ["A3"], "amount": 10},
+                                  {"source": "plus_ten", "hexes": ["A5"], "amount": 10},
+                                  {"source": "P8", "hexes": ["A5"], "amount": 10}]}
+    plan = solve_checked(doc(hexes, ["3"], bonus))
+    assert plan.revenue == 60 + 10 + 10 and bonus_names(plan) == {"plus_ten": 10, "P8": 10}
+
+
+def test_pullman_and_switcher():
+    hexes = line_hexes(["city=revenue:10", "city=revenue:40", "city=revenue:30"])
+    pullman = {"pullman": {"trains": ["3-0"], "per_paid_stop": 20}}
+    assert solve_checked(doc(hexes, [{"id": "3-0", "spec": "3"}], pullman)).revenue == 80 + 3 * 20
+    # a 2 train with the switcher runs up to 3 stops and is paid for the best 2, one of them
+    # X's A1: A1 and A3 (as a plain 3 it would be paid for all three)
+    switcher = {"switcher": {"trains": ["2-0"]}}
+    assert solve_checked(doc(hexes, [{"id": "2-0", "spec": "3"}], switcher)).revenue == 10 + 40
+    assert solve_checked(doc(hexes, [{"id": "2-0", "spec": "3"}])).revenue == 80
+
+
+def test_what_is_not_built_is_refused_with_the_reason():
+    with pytest.raises(HexrailError, match=r"state.gnr: the Great Northern bonus"):
+        solve_checked(doc(line_hexes(LINE), ["2"], {"gnr": {"owned_by_entity": True}}))
+    full = line_hexes(["city=revenue:20", "city=revenue:10", "city=revenue:30"], {"A1": [X], "A3": ["Y"]})
+    with pytest.raises(HexrailError, match=r"train 2-0: a switcher may pass a city full"):
+        solve_checked({**doc(full, [{"id": "2-0", "spec": "3"}], {"switcher": {"trains": ["2-0"]}}),
+                       "companies": [{"id": X}, {"id": "Y"}]})
+
+
+# -- random boards against the oracle ------------------------------------------------------------------
+
+
+@st.composite
+def boards_18usa(draw) -> dict:
+    """A random small board (`strategies.positions`) run under 18USA: N trains, some with a
+    Pullman, resources on some hexes without stops, a company town, a Mexico of some
+    offboards with a limit of one route, hex bonuses."""
+    doc = draw(positions(max_hexes=9, max_big_hexes=6))
+    doc["rules"] = {"profile": "18USA"}
+    doc["trains"] = [{"id": f"T{k}", "spec": s} for k, s in enumerate(
+        draw(st.lists(st.sampled_from(["2", "3", "4"]), min_size=1, max_size=3)))]
+    hexes = sorted(doc["hexes"])
+    plain = [h for h in hexes if not doc["hexes"][h].get("nodes")]
+    cities = [f"{h}-{n['index']}" for h in hexes for n in doc["hexes"][h].get("nodes", ())
+              if n["kind"] == "city" and n.get("revenue", 0) >= 10]
+    offboards = [h for h in hexes for n in doc["hexes"][h].get("nodes", ()) if n["kind"] == "offboard"]
+    state: dict = {
+        "resource_hexes": {h: {"amount": draw(st.sampled_from([10, 20]))}
+                           for h in draw(st.lists(st.sampled_from(plain), max_size=2, unique=True))}
+        if plain else {},
+        "mexico": {"hexes": draw(st.lists(st.sampled_from(offboards), max_size=2, unique=True))
+                   if offboards else [], "max_routes": 1},
+        "pullman": {"trains": draw(st.lists(st.sampled_from([t["id"] for t in doc["trains"]]),
+                                            max_size=1))},
+        "stop_hex_bonuses": [{"source": "plus_ten", "hexes": draw(st.lists(st.sampled_from(hexes),
+                                                                            max_size=2, unique=True)),
+                              "amount": 10}],
+    }
+    if cities and draw(st.booleans()):
+        state["company_town"] = {"nodes": [draw(st.sampled_from(cities))], "penalty": 10}
+    doc["state"] = state
+    return doc
+
+
+@settings(max_examples=100, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(doc=boards_18usa())
+def test_solver_equals_oracle_on_random_boards(doc):
+    note(json.dumps(doc))
+    solve_checked(doc, max_routes=20_000)
+
+
+# -- the shared 18xx.games positions ---------------------------------------------------------------
+
+# Late positions of one game with a 5 or 6 and an 8 train on a crowded map (the recorded
+# auto-router stopped at its 60 s limit on each): the two-train search takes minutes, beyond the
+# default run; the slow sweep checks what holds within a time limit.
+HEAVY = {(109372, 1385), (109372, 1441), (109372, 1454), (109372, 1489), (109372, 1493)}
+# A switcher attached beside a city full of other companies' tokens: refused with the reason.
+REFUSED = {(206383, 526), (206383, 804)}
+
+
+def _key(data) -> tuple:
+    return (data["game_id"], data["action_index"]) if data else ()
+
+
+@pytest.mark.parametrize("data", corpus_params("18USA", keep=lambda d: _key(d) not in HEAVY | REFUSED))
+def test_corpus_position(data, warm_solver):
+    """Every other shared position: at least what the players and the auto-router earned,
+    proven, and the players' routes scored as 18xx.games paid them, per route."""
+    _check_position(data, "18USA")
+
+
+@pytest.mark.parametrize("data", corpus_params("18USA", keep=lambda d: _key(d) in REFUSED))
+def test_corpus_positions_needing_the_switchers_pass_are_refused(data):
+    with pytest.raises(HexrailError, match="a switcher may pass a city full of other"):
+        hexrail.solve(data)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("data", corpus_params("18USA", keep=lambda d: _key(d) in HEAVY))
+def test_heavy_corpus_positions_within_a_time_limit(data, warm_solver):
+    """The plan found in 20 s is legal and paid as the validator finds, its bound honest; the
+    players' routes are scored as 18xx.games paid them."""
+    from hexrail.io.g18xx import plan_from_18xx_routes, position_from_18xx
+    from hexrail.validate import check_plan
+
+    pos = position_from_18xx(data)
+    plan = hexrail.solve(pos, time_limit=20)
+    report = check_plan(pos, plan)
+    assert report.legal and report.revenue == plan.revenue and plan.upper_bound >= plan.revenue
+    theirs = check_plan(pos, plan_from_18xx_routes(data["submitted"]["routes"]))
+    assert theirs.legal and theirs.revenue == data["submitted"]["revenue"], theirs.table()
