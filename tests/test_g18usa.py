@@ -72,9 +72,24 @@ def test_pullman_and_switcher():
     assert solve_checked(doc(hexes, [{"id": "2-0", "spec": "3"}])).revenue == 80
 
 
+def test_the_great_northern_bonus_goes_to_one_route():
+    # X in A3 and A7; the full level wants stops in A1 and A5, the half level A5 alone: the 3
+    # train A1-A3-A5 takes +60, the 2 train runs A7-A9 (A5-A7 could only earn the half level,
+    # and the bonus pays once)
+    cells = ["city=revenue:20", "city=revenue:10", "city=revenue:30", "city=revenue:10",
+             "city=revenue:40"]
+    hexes = line_hexes(cells, {"A3": [X], "A7": [X]})
+    gnr = {"gnr": {"owned_by_entity": True, "levels": [{"hexes": ["A1", "A5"], "amount": 60},
+                                                       {"hexes": ["A5"], "amount": 30}]}}
+    plan = solve_checked(doc(hexes, ["3", "2"], gnr))
+    assert plan.revenue == 60 + 60 + 50 and bonus_names(plan) == {"Great Northern": 60}
+    assert solve_checked(doc(hexes, ["2"], gnr)).revenue == 40 + 30
+
+
 def test_what_is_not_built_is_refused_with_the_reason():
-    with pytest.raises(HexrailError, match=r"state.gnr: the Great Northern bonus"):
-        solve_checked(doc(line_hexes(LINE), ["2"], {"gnr": {"owned_by_entity": True}}))
+    with pytest.raises(HexrailError, match=r"state.gnr: the Great Northern bonus beside a switcher"):
+        solve_checked(doc(line_hexes(LINE), [{"id": "2-0", "spec": "3"}],
+                          {"gnr": {"owned_by_entity": True}, "switcher": {"trains": ["2-0"]}}))
     full = line_hexes(["city=revenue:20", "city=revenue:10", "city=revenue:30"], {"A1": [X], "A3": ["Y"]})
     with pytest.raises(HexrailError, match=r"train 2-0: a switcher may pass a city full"):
         solve_checked({**doc(full, [{"id": "2-0", "spec": "3"}], {"switcher": {"trains": ["2-0"]}}),
@@ -88,7 +103,7 @@ def test_what_is_not_built_is_refused_with_the_reason():
 def boards_18usa(draw) -> dict:
     """A random small board (`strategies.positions`) run under 18USA: N trains, some with a
     Pullman, resources on some hexes without stops, a company town, a Mexico of some
-    offboards with a limit of one route, hex bonuses."""
+    offboards with a limit of one route, hex bonuses, sometimes the Great Northern bonus."""
     doc = draw(positions(max_hexes=9, max_big_hexes=6))
     doc["rules"] = {"profile": "18USA"}
     doc["trains"] = [{"id": f"T{k}", "spec": s} for k, s in enumerate(
@@ -110,6 +125,13 @@ def boards_18usa(draw) -> dict:
                                                                             max_size=2, unique=True)),
                               "amount": 10}],
     }
+    if draw(st.booleans()):
+        stops = sorted({h for h in hexes for n in doc["hexes"][h].get("nodes", ())
+                        if n["kind"] in ("city", "town", "offboard")})
+        if stops:
+            need = draw(st.lists(st.sampled_from(stops), min_size=1, max_size=2, unique=True))
+            state["gnr"] = {"owned_by_entity": True, "levels": [
+                {"hexes": need, "amount": 60}, {"hexes": need[:1], "amount": 30}]}
     if cities and draw(st.booleans()):
         state["company_town"] = {"nodes": [draw(st.sampled_from(cities))], "penalty": 10}
     doc["state"] = state

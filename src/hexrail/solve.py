@@ -20,7 +20,7 @@ from hexrail.io.native import load_position
 from hexrail.model.position import Position
 from hexrail.plan import Plan, RoutePlan, RouteSet, plan_route
 from hexrail.rules import ruled
-from hexrail.rules.base import VisitBonus
+from hexrail.rules.base import VisitAllBonus, VisitBonus
 from hexrail.search.narrow import least_values
 from hexrail.search.routes import (
     Candidates,
@@ -240,24 +240,37 @@ def _choose_disjoint(prep: Prepared, values: list[np.ndarray], res: list[np.ndar
 
 
 def _visit_bonuses_as_paid(prep: Prepared, routes: list[RoutePlan]) -> list[RoutePlan]:
-    """Each `VisitBonus` paid as 18xx.games pays it (and the validator prices it): to the
-    route visiting most stops, on ties the one of the greatest train id. The combiner weighs
+    """Each `VisitBonus` and `VisitAllBonus` paid as 18xx.games pays it (and the validator
+    prices it): to the route earning most from it; on ties the one of the greatest train id
+    (`VisitBonus`), the first or the last in plan order (`VisitAllBonus`). The combiner weighs
     which route claims it and may give it to an equal one (or, cut short, to none)."""
-    bonuses = {td.train.id: td.span_bonuses for td in prep.trains}
+    kinds = (VisitBonus, VisitAllBonus)
+    own = {td.train.id: {b.name: b for b in td.span_bonuses if isinstance(b, kinds)}
+           for td in prep.trains}
     routes = list(routes)
-    for bonus in {b for bs in bonuses.values() for b in bs if isinstance(b, VisitBonus)}:
-        earning = [k for k, r in enumerate(routes) if bonus in bonuses[r.train]]
+    for name in sorted({n for bs in own.values() for n in bs}):
+        earning = {k: own[r.train][name] for k, r in enumerate(routes) if name in own[r.train]}
         if not earning:
             continue
-        winner = max(earning, key=lambda k: (len(routes[k].stops), routes[k].train))
+
+        def amount(k: int) -> int:
+            b = earning[k]
+            return b.earned(len(routes[k].stops)) if isinstance(b, VisitBonus) else b.earned(routes[k].stops)
+
+        def rank(k: int) -> tuple:
+            b = earning[k]
+            tie = routes[k].train if isinstance(b, VisitBonus) else (k if b.last_on_ties else -k)
+            return amount(k), tie
+
+        winner = max(earning, key=rank)
         for k in earning:
             r = routes[k]
-            claimed = sum(a for name, a in r.bonuses if name == bonus.name)
-            paid = bonus.earned(len(r.stops)) if k == winner else 0
+            claimed = sum(a for n, a in r.bonuses if n == name)
+            paid = amount(k) if k == winner else 0
             if claimed != paid:
-                kept = tuple(b for b in r.bonuses if b[0] != bonus.name)
+                kept = tuple(b for b in r.bonuses if b[0] != name)
                 routes[k] = replace(r, revenue=r.revenue - claimed + paid,
-                                    bonuses=kept + (((bonus.name, paid),) if paid else ()))
+                                    bonuses=kept + (((name, paid),) if paid else ()))
     return routes
 
 

@@ -9,7 +9,7 @@ from itertools import combinations, product
 from hexrail.model.trains import UNLIMITED
 from hexrail.oracle.board import _Board, _Walk
 from hexrail.oracle.result import NodeKey, ReferenceRoute
-from hexrail.rules.base import FIRST, OPTIONAL, EndBonus, HexBonus, SetsBonus, TrackBonus, VisitBonus
+from hexrail.rules.base import FIRST, OPTIONAL, EndBonus, HexBonus, SetsBonus, TrackBonus, VisitAllBonus, VisitBonus
 
 
 def _fit_checker(spec):
@@ -64,6 +64,11 @@ def _span(board: _Board, walk: _Walk) -> tuple[tuple[str, int], ...]:
     for b in board.span_bonuses:
         if isinstance(b, VisitBonus):
             out.append((b.name, b.earned(len(walk.stops))))
+            continue
+        if isinstance(b, VisitAllBonus):
+            amount = b.earned(tuple(_ref(s) for s in walk.stops))
+            if amount > 0:
+                out.append((b.name, amount))
             continue
         gaps = [abs(lanes_at[x] - lanes_at[y]) for x in map(_key, b.start) if x in ends
                 for y in map(_key, b.target) if y in lanes_at and y != x]

@@ -137,7 +137,33 @@ class VisitBonus:
         return max(0, self.per_stop * visits)
 
 
-OnceBonus = Union[SpanBonus, VisitBonus]  # paid once per round, to one route of the company
+@dataclass(frozen=True, slots=True)
+class VisitAllBonus:
+    """Paid once per round to one route of the company: the amount of the first of `levels`
+    (``(stops, amount)``, best first) whose stops the route all visits, each given as a node
+    reference (``"B2-0"``) or a hex (any stop of it). The route earning most from it gets it;
+    on ties the first in plan order, the last with `last_on_ties` (18USA's Great Northern,
+    1822's destination bonus)."""
+
+    name: str
+    levels: tuple[tuple[tuple[str, ...], int], ...]
+    last_on_ties: bool = False
+
+    def earned(self, stops: tuple[str, ...]) -> int:
+        """What a route visiting `stops` (node references) earns.
+
+        >>> VisitAllBonus("gn", ((("B2", "B8"), 60), (("B8",), 30))).earned(("B8-0", "C3-1"))
+        30
+        """
+        seen = set(stops) | {s.rpartition("-")[0] for s in stops}
+        return next((amount for need, amount in self.levels if seen.issuperset(need)), 0)
+
+    def at_most(self, visits: int) -> int:
+        """What a route can earn from it."""
+        return max((max(0, amount) for _, amount in self.levels), default=0)
+
+
+OnceBonus = Union[SpanBonus, VisitBonus, VisitAllBonus]  # paid once per round, to one route
 
 
 @dataclass(frozen=True, slots=True)
@@ -375,7 +401,8 @@ class Profile:
 
     def span_bonuses(self, pos: Position, train: Train) -> tuple[OnceBonus, ...]:
         """Bonuses each paid once per round, to one route of the company: for running from one
-        stop to another (`SpanBonus`), per visited stop of the longest route (`VisitBonus`)."""
+        stop to another (`SpanBonus`), per visited stop of the longest route (`VisitBonus`),
+        for visiting given stops (`VisitAllBonus`)."""
         return ()
 
     def cyclic_runs(self, pos: Position, train: Train) -> tuple[CyclicRun, ...]:

@@ -13,6 +13,8 @@ Mexico             at most two routes of the plan run to Mexico (`PlanRules.regi
 hex bonuses        the home-city subsidies and Express Freight, once per route at a stop on
                    their hexes (``stop_hex_bonuses``)
 Pullman            +20 per paid stop but rural junctions, for the train it is attached to
+Great Northern     one route of the plan: +60 with stops at Seattle, Helena, Fargo and Chicago,
+                   else +30 with Helena and Fargo; the best route gets it (`VisitAllBonus`)
 switcher           +1 distance (in the train's distance already) and one stop left unpaid when
                    the route's counted stops reach it: a train visiting N + 1 stops, paid for
                    the best N, one of them a token city (`PayRule`)
@@ -21,7 +23,8 @@ rural junctions    towns costing no distance, never a route's end, never entered
 
 Upgrades are as the position attached them (``train_upgrades``); ones left unattached are not
 weighed. Not built: the switcher's pass through one city full of other companies' tokens, and
-the Great Northern bonus; a position that needs either is refused with the reason.
+the Great Northern bonus beside a switcher; a position that needs either is refused with the
+reason.
 """
 
 from __future__ import annotations
@@ -33,13 +36,15 @@ from hexrail.model.frozen import FrozenMap
 from hexrail.model.position import Hex, Position, Train
 from hexrail.model.tile import Node
 from hexrail.model.trains import Row, TrainSpec
-from hexrail.rules.base import (ARRAY, OBJECT, PayRule, PlanRules, RouteBonus, SetsBonus, StopRule,
-                                TrackBonus, register)
+from hexrail.rules.base import (ARRAY, OBJECT, OnceBonus, PayRule, PlanRules, RouteBonus, SetsBonus,
+                                StopRule, TrackBonus, VisitAllBonus, register)
 from hexrail.rules.g1817 import Game1817
 
 MEXICO = ("I5", "I7", "I9", "I11", "J12", "K13")
 PULLMAN = 20
 COMPANY_TOWN_PENALTY = 10
+# Seattle, Helena, Fargo and Chicago; else Helena and Fargo
+GREAT_NORTHERN = ({"hexes": ["B2", "B8", "B14", "D20"], "amount": 60}, {"hexes": ["B8", "B14"], "amount": 30})
 
 
 @register
@@ -117,9 +122,22 @@ class Game18USA(Game1817):
             raise HexrailError("max_routes must be an integer", where="state.mexico")
         return PlanRules(regions=((hexes, limit),))
 
+    def span_bonuses(self, pos: Position, train: Train) -> tuple[OnceBonus, ...]:
+        gnr = pos.state.get("gnr") or {}
+        if not gnr.get("owned_by_entity"):
+            return ()
+        try:
+            levels = tuple((tuple(str(h) for h in level["hexes"]), int(level["amount"]))
+                           for level in gnr.get("levels") or GREAT_NORTHERN)
+        except (KeyError, TypeError, ValueError):
+            raise HexrailError("levels need hexes and an integer amount", where="state.gnr") from None
+        return (VisitAllBonus("Great Northern", levels),)
+
     def _refuse_what_is_not_built(self, pos: Position) -> None:
-        if (pos.state.get("gnr") or {}).get("owned_by_entity"):
-            raise HexrailError("the Great Northern bonus (one route of the plan) is not supported",
+        if (pos.state.get("gnr") or {}).get("owned_by_entity") and any(
+                _upgraded(pos, "switcher", t) for t in pos.trains):
+            # the switcher may leave one of the stops the bonus needs unpaid
+            raise HexrailError("the Great Northern bonus beside a switcher is not supported",
                                where="state.gnr")
         for train in pos.trains:
             if _upgraded(pos, "switcher", train) and any(

@@ -10,7 +10,7 @@ import numpy as np
 
 from hexrail.graph.track import KIND_CODES, TrackGraph, may_pass
 from hexrail.graph.trains import TrainData
-from hexrail.rules.base import CyclicRun, VisitBonus
+from hexrail.rules.base import CyclicRun, SpanBonus, VisitAllBonus, VisitBonus
 from hexrail.search import _kernels as K
 
 
@@ -217,7 +217,8 @@ def with_span_bonuses(graph: TrackGraph, td: TrainData, cands: Candidates,
     n = len(cands)
     amounts = np.zeros((n, k), np.int64)
     visits = [j for j, b in enumerate(bonuses) if isinstance(b, VisitBonus)]
-    spans = [b if j not in visits else None for j, b in enumerate(bonuses)]
+    visit_all = [j for j, b in enumerate(bonuses) if isinstance(b, VisitAllBonus)]
+    spans = [b if isinstance(b, SpanBonus) else None for b in bonuses]
     starts = [{graph.node_index[r] for r in b.start if r in graph.node_index} if b else set() for b in spans]
     targets = [{graph.node_index[r] for r in b.target if r in graph.node_index} if b else set() for b in spans]
     wanted = np.array(sorted(set().union(*starts) | set().union(*targets)), np.int64)
@@ -230,6 +231,20 @@ def with_span_bonuses(graph: TrackGraph, td: TrainData, cands: Candidates,
     raw_to_sorted[cands.src] = np.arange(n)
     for j in visits:
         amounts[:, j] = bonuses[j].earned(lengths[cands.src])
+    if visit_all:
+        wanted_refs = {x for j in visit_all for need, _ in bonuses[j].levels for x in need}
+        wanted_nodes = np.array([v for v, ref in enumerate(graph.node_ref)
+                                 if ref in wanted_refs or ref.rpartition("-")[0] in wanted_refs],
+                                np.int64)
+        hits = np.zeros(len(lengths), np.int64)
+        if len(wanted_nodes) and len(cands.nodes):
+            np.add.at(hits, np.repeat(np.arange(len(lengths)), lengths),
+                      np.isin(cands.nodes[:int(cands.node_ptr[-1])], wanted_nodes))
+        for raw in np.flatnonzero(hits).tolist():  # only routes with such a stop can earn
+            stops = tuple(graph.node_ref[v] for v in
+                          cands.nodes[cands.node_ptr[raw]:cands.node_ptr[raw + 1]].tolist())
+            for j in visit_all:
+                amounts[raw_to_sorted[raw], j] = bonuses[j].earned(stops)
     for raw in np.flatnonzero(hit >= 2).tolist():
         at = _crossings_at_nodes(graph, cands.chains[cands.chain_ptr[raw]:cands.chain_ptr[raw + 1]])
         ends = {int(cands.nodes[cands.node_ptr[raw]]), int(cands.nodes[cands.node_ptr[raw + 1] - 1])}

@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 
 from hexrail.model.position import Hex
 from hexrail.model.tile import Node
-from hexrail.rules.base import SET_NONE, SET_TEMPORARY, VisitBonus
+from hexrail.rules.base import SET_NONE, SET_TEMPORARY, VisitAllBonus, VisitBonus
 from hexrail.validate.board import _Board
 from hexrail.validate.refs import NodeRef, _node_str
 from hexrail.validate.route import _Route
@@ -195,9 +195,10 @@ def _span_bonuses(board: _Board, routes: list[_Route]) -> dict[int, tuple[tuple[
     """Per legal route, the once-per-round bonuses it is paid (`Profile.span_bonuses`): a route
     ending at a `SpanBonus`'s start and containing its target earns its amount less the price
     of the hex-side crossings between them along the route; a `VisitBonus` earns per visited
-    stop. Each bonus (by name) is paid once, to the route earning most from it; on ties the
-    first in plan order, for a `VisitBonus` the greatest train id (as 18xx.games pays the mail
-    contract)."""
+    stop; a `VisitAllBonus` for the stops it names. Each bonus (by name) is paid once, to the
+    route earning most from it; on ties the first in plan order (the last for a
+    `VisitAllBonus` with ``last_on_ties``), for a `VisitBonus` the greatest train id (as
+    18xx.games pays the mail contract)."""
     best: dict[str, tuple[int, str, int]] = {}  # name -> (amount, tie-break, route index)
     for i, route in enumerate(routes):
         if not route.legal:
@@ -207,6 +208,9 @@ def _span_bonuses(board: _Board, routes: list[_Route]) -> dict[int, tuple[tuple[
         for bonus in board.profile.span_bonuses(board.pos, route.train):
             if isinstance(bonus, VisitBonus):
                 amount, tie = bonus.earned(len(_stops(board, route.walk))), route.train.id
+            elif isinstance(bonus, VisitAllBonus):
+                amount = bonus.earned(tuple(_node_str(s) for s in _stops(board, route.walk)))
+                tie = str(i).zfill(6) if bonus.last_on_ties else ""  # later routes win ties
             else:
                 gaps = [abs(lanes_at[a] - lanes_at[b]) for a in map(_node_key, bonus.start) if a in ends
                         for b in map(_node_key, bonus.target) if b in lanes_at and b != a]
