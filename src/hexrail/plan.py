@@ -234,4 +234,7 @@ def _span_names(td: TrainData, cands: Candidates, i: int) -> tuple[tuple[str, in
     """The span bonuses candidate i claims, by name."""
     if cands.span is None:
         return ()
-    return tuple((b.name, int(a)) for b, a in zip(td.span_bonuses, cands.span[i]) if a > 0)
+    from hexrail.rules.base import EndsSubsidy  # (a subsidy, not a bonus of the revenue)
+
+    return tuple((b.name, int(a)) for b, a in zip(td.span_bonuses, cands.span[i])
+                 if a > 0 and not isinstance(b, EndsSubsidy))

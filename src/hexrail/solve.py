@@ -32,7 +32,8 @@ from hexrail.search.routes import (
     with_tally_limits,
 )
 from hexrail.stage import (MUST_USE, OBJECTIVES, TIE_SCALE, Prepared, check_magnitude, loose_bound,
-                           meets, optional_left_unpaid, region_limits, required, resources)
+                           meets, optional_left_unpaid, region_limits, required, resources,
+                           side_masks, sides_used)
 
 
 @lru_cache(maxsize=16)
@@ -95,6 +96,11 @@ def prepare(position: Any, *, objective: str = "income", deadline: float | None 
             cache[g] = best[g]  # only best routes are wanted, and the search kept them all
         else:
             cache[g] = _routes_of(graph, trains[t], deadline, objective, least[g])
+    if rules.exclusive_sides:  # no route uses two sides of one such rule either
+        for g, t in first.items():
+            graph = graphs[trains[t].train.spec.track]
+            for masks in side_masks(graph, pos, rules):
+                cache[g] = cache[g].subset(np.flatnonzero(sides_used(cache[g], masks).sum(axis=1) <= 1))
     candidates = [cache[g] for g in groups]
     timings["enumerate"] = time.perf_counter() - t1
     return Prepared(pos, profile, rules, graphs, trains, candidates, groups, objective, timings,

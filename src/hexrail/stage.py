@@ -48,6 +48,12 @@ class Prepared:
     relax_optional: bool = False
 
     @property
+    def track_groups(self) -> list[str]:
+        """The trains' track groups (`Profile.track_group`), the first group first: routes of
+        different groups may share track."""
+        return sorted({self.profile.track_group(self.position, td.train) for td in self.trains})
+
+    @property
     def span_names(self) -> list[str]:
         """The span bonuses of all trains by name: each pays once per round (a claim bit)."""
         return sorted({b.name for td in self.trains for b in td.span_bonuses})
@@ -111,7 +117,84 @@ def resources(prep: Prepared, t: int) -> np.ndarray:
             res = np.concatenate([res, np.zeros((len(res), words - res.shape[1]), np.uint64)], axis=1)
         for k, bit in enumerate(bits):
             res[cands.span[:, k] > 0, bit >> 6] |= np.uint64(1) << np.uint64(bit & 63)
+    groups = prep.track_groups
+    group = groups.index(prep.profile.track_group(prep.position, prep.trains[t].train))
+    width = max(g.n_resources for g in prep.graphs.values())
+    sides_at = width + 1 + len(prep.span_names) + (len(groups) - 1) * width
+    res = _side_claims(prep, t, res, sides_at, group, len(groups))
+    if group and len(res):
+        # trains of another track group may share track: their track bits go to a range of
+        # their own, after the track and claim bits of the first group
+        res = _moved_bits(res, graph.n_resources, width + 1 + len(prep.span_names) + (group - 1) * width)
     return res
+
+
+def side_masks(graph: TrackGraph, pos: Position, rules: PlanRules) -> list[list[np.ndarray]]:
+    """Per rule of `PlanRules.exclusive_sides`, per side: the bits of the paths of that hex
+    with an end at that side (a candidate's track bits meet them when it uses the side)."""
+    words = graph.chain_res.shape[1]
+    index = {ref: k for k, ref in enumerate(graph.path_ref)}
+    out = []
+    for hex_id, sides in rules.exclusive_sides:
+        h = pos.hex_by_id.get(hex_id)
+        masks = []
+        for side in sides:
+            mask = np.zeros(words, np.uint64)
+            for k, p in enumerate(h.tile.paths if h else ()):
+                bit = index.get(f"{hex_id}:{k}")
+                if bit is not None and any(e.is_edge and e.edge == side for e in p.ends):
+                    mask[bit >> 6] |= np.uint64(1) << np.uint64(bit & 63)
+            masks.append(mask)
+        out.append(masks)
+    return out
+
+
+def sides_used(cands: Candidates, masks: list[np.ndarray]) -> np.ndarray:
+    """bool[candidates, sides]: which of the sides each candidate's track uses."""
+    used = np.zeros((len(cands), len(masks)), np.bool_)
+    for k, mask in enumerate(masks):
+        used[:, k] = (cands.res[:, :len(mask)] & mask).any(axis=1)
+    return used
+
+
+def _side_claims(prep: Prepared, t: int, res: np.ndarray, start: int, group: int,
+                 n_groups: int) -> np.ndarray:
+    """Claim bits that keep a plan to one side of each `PlanRules.exclusive_sides` rule:
+    per pair of sides and pair of track groups one bit, claimed by the users of either side
+    in those groups; users of one side in two groups (who may share track) share none."""
+    if not prep.rules.exclusive_sides:
+        return res
+    cands = prep.candidates[t]
+    bits: list[tuple[np.ndarray, int]] = []
+    at = start
+    for masks in side_masks(prep.graph_of(t), prep.position, prep.rules):
+        used = sides_used(cands, masks)
+        for i in range(len(masks)):
+            for j in range(i + 1, len(masks)):
+                for g in range(n_groups):
+                    for h in range(n_groups):
+                        if group == g:
+                            bits.append((used[:, i], at))
+                        if group == h:
+                            bits.append((used[:, j], at))
+                        at += 1
+    words = at // 64 + 1
+    if words > res.shape[1]:
+        res = np.concatenate([res, np.zeros((len(res), words - res.shape[1]), np.uint64)], axis=1)
+    for rows, bit in bits:
+        res[rows, bit >> 6] |= np.uint64(1) << np.uint64(bit & 63)
+    return res
+
+
+def _moved_bits(res: np.ndarray, n_bits: int, offset: int) -> np.ndarray:
+    """Each row's first `n_bits` bits moved to start at bit `offset`; the others kept."""
+    bits = np.unpackbits(np.ascontiguousarray(res).view(np.uint8), axis=1, bitorder="little")
+    total = -(-max(bits.shape[1], offset + n_bits) // 64) * 64
+    out = np.zeros((len(res), total), np.uint8)
+    out[:, :bits.shape[1]] = bits
+    out[:, :n_bits] = 0
+    out[:, offset:offset + n_bits] = bits[:, :n_bits]
+    return np.packbits(out, axis=1, bitorder="little").view(np.uint64)
 
 
 # The plan rules "when any route runs, one route must ...", as bits of a candidate's mask.

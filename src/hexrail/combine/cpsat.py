@@ -230,6 +230,9 @@ def combine_coupled(prep: Prepared, *, deadline: float | None = None, workers: i
 def _no_shared_resources(prep: Prepared, model: cp_model.CpModel, x: dict, routes: list[_Routes]) -> None:
     """No two routes share a resource bit: track unless the rules share it; profile claims
     (the bits past the track) always."""
+    if len(prep.track_groups) > 1:
+        raise HexrailError("track groups are not supported together with routes whose pay "
+                           "depends on each other", where="rules.profile")
     users: dict[int, list] = {}
     for t in range(len(prep.trains)):
         graph = prep.graph_of(t)

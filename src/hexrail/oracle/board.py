@@ -49,6 +49,7 @@ class _Board:
             self.widths.setdefault((h_id, edge), set()).add(width)
         self.single_joins_double = profile.single_joins_double
         self.junctions_twice = profile.junctions_pass_twice
+        self.track_group = profile.track_group(pos, train)
         # The profile's record of each node for this train, asked once per node.
         rule = {key: profile.stop_rule(pos, train, self.hex[key[0]], n) for key, n in self.node.items()}
         self.rule = rule
@@ -96,8 +97,10 @@ class _Board:
     def track(self, paths, lanes) -> frozenset:
         """What a walk over `paths` and hex-side `lanes` holds that no other route may: those,
         and the stretch beside each town its paths run along."""
-        return (frozenset(paths) | frozenset(lanes)
+        held = (frozenset(paths) | frozenset(lanes)
                 | frozenset(("stretch", self.stretch[p]) for p in paths if p in self.stretch))
+        # routes of another track group may share it (`Profile.track_group`)
+        return frozenset((self.track_group, x) for x in held) if self.track_group else held
 
     def soft_block(self, key: NodeKey) -> bool:
         """Blocked, but a bypass lets a train through (a city or pass full of other tokens)."""

@@ -12,8 +12,8 @@ from hexrail.model.position import Position
 from hexrail.oracle.board import _Board
 from hexrail.oracle.pay import _choose_pay, _ref
 from hexrail.oracle.result import NodeKey, ReferenceResult, ReferenceRoute
-from hexrail.oracle.rules import _plan_ok
-from hexrail.rules.base import SET_NONE, SET_TEMPORARY, PayRule, PlanRules, Profile
+from hexrail.oracle.rules import _plan_ok, _side_uses
+from hexrail.rules.base import SET_NONE, SET_TEMPORARY, EndsSubsidy, PayRule, PlanRules, Profile
 from hexrail.validate import build_sets, set_ends
 
 
@@ -58,6 +58,7 @@ def _solve_coupled(pos: Position, profile: Profile, rules: PlanRules,
     most) are known, and the other trains are searched with the bound ``what the sets can earn
     + each chosen route's value + the best route of each remaining train``."""
     n = len(pos.trains)
+    exclusive = _side_uses(pos, rules)
     boards = {t: _Board(pos, profile, pos.trains[t]) for t in range(n) if per_train[t]}
     role = [profile.set_role(pos, train) for train in pos.trains]
     rate = [profile.hex_subsidy(pos, train) for train in pos.trains]
@@ -92,7 +93,7 @@ def _solve_coupled(pos: Position, profile: Profile, rules: PlanRules,
         if i == n:
             chosen = sorted(choice.items())
             if not _plan_ok([r for _, r in chosen], home, rules.intersect,
-                            frozenset(rules.connection), rules.regions):
+                            frozenset(rules.connection), rules.regions, exclusive):
                 return
             priced = _price_plan(boards, rules, rate, chosen, layouts[0], objective)
             if (priced.value, priced.revenue) > best[0]:
@@ -161,14 +162,21 @@ def _price_plan(boards: dict[int, _Board], rules: PlanRules, rate: list[int],
         for name, amount in r.span:
             if amount > top.get(name, (0, -1))[0]:
                 top[name] = (amount, t)
-    for amount, t in top.values():
-        span[t] += amount
+    paid_as_subsidy = {b.name for board in boards.values() for b in board.span_bonuses
+                       if isinstance(b, EndsSubsidy)}
+    span_subsidy: dict[int, int] = {t: 0 for t, _ in chosen}
+    for name, (amount, t) in top.items():
+        if name in paid_as_subsidy:
+            span_subsidy[t] += amount
+        else:
+            span[t] += amount
     best = None
     for payable, set_bonus, sets, arrangement in layouts:
         pays = _joint_pay(boards, rules.stops_pay_once, chosen, stops, payable, objective)
         revenue = (sum(p[1] for p in pays.values()) + sum(r.bonus for _, r in chosen)
                    + sum(set_bonus.values()) + sum(span.values()))
-        subsidy = sum(p[2] for p in pays.values()) + sum(hex_subsidy.values())
+        subsidy = (sum(p[2] for p in pays.values()) + sum(hex_subsidy.values())
+                   + sum(span_subsidy.values()))
         value = revenue + subsidy if income else revenue
         if best is None or (value, revenue) > best[0]:
             best = ((value, revenue), subsidy, pays, set_bonus, sets, arrangement)
@@ -180,7 +188,8 @@ def _price_plan(boards: dict[int, _Board], rules: PlanRules, rate: list[int],
         r = replace(
             r, paid=tuple(_ref(s) for s in stops[t] if s in paid),
             counted=r.counted if counted is None else tuple(_ref(s) for s in stops[t] if s in counted),
-            revenue=pay_revenue + bonus, subsidy=pay_subsidy + hex_subsidy[t], bonus=bonus)
+            revenue=pay_revenue + bonus, subsidy=pay_subsidy + hex_subsidy[t] + span_subsidy[t],
+            bonus=bonus)
         routes[t] = _reversed(r) if t in backwards else r
     # A plan that earns this: train order, except that the set trains go in the order that
     # builds these sets, and routes with a hex subsidy by falling rate when rates differ.

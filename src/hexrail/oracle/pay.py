@@ -9,7 +9,8 @@ from itertools import combinations, product
 from hexrail.model.trains import UNLIMITED
 from hexrail.oracle.board import _Board, _Walk
 from hexrail.oracle.result import NodeKey, ReferenceRoute
-from hexrail.rules.base import FIRST, OPTIONAL, EndBonus, HexBonus, SetsBonus, TrackBonus, VisitAllBonus, VisitBonus
+from hexrail.rules.base import (FIRST, OPTIONAL, EndBonus, EndsSubsidy, HexBonus, SetsBonus, TrackBonus,
+                                VisitAllBonus, VisitBonus)
 
 
 def _fit_checker(spec):
@@ -65,7 +66,7 @@ def _span(board: _Board, walk: _Walk) -> tuple[tuple[str, int], ...]:
         if isinstance(b, VisitBonus):
             out.append((b.name, b.earned(len(walk.stops))))
             continue
-        if isinstance(b, VisitAllBonus):
+        if isinstance(b, (VisitAllBonus, EndsSubsidy)):
             amount = b.earned(tuple(_ref(s) for s in walk.stops))
             if amount > 0:
                 out.append((b.name, amount))

@@ -11,12 +11,24 @@ def _home_nodes(pos: Position) -> frozenset[str]:
     return frozenset(pos.home_stops())
 
 
+def _side_uses(pos: Position, rules) -> tuple[dict[str, frozenset[int]], ...]:
+    """Per rule of `PlanRules.exclusive_sides`: path reference -> the rule's sides it ends at."""
+    out = []
+    for hex_id, sides in rules.exclusive_sides:
+        h = pos.hex_by_id.get(hex_id)
+        out.append({f"{hex_id}:{k}": frozenset(e.edge for e in p.ends if e.is_edge and e.edge in sides)
+                    for k, p in enumerate(h.tile.paths if h else ())})
+    return tuple(out)
+
+
 def _plan_ok(routes: list[ReferenceRoute], home: frozenset[str] | None, intersect: bool,
-             connection: frozenset[str] = frozenset(), regions: tuple = ()) -> bool:
+             connection: frozenset[str] = frozenset(), regions: tuple = (),
+             exclusive: tuple = ()) -> bool:
     """The rules that couple routes (docs/rules.md (generic)): with `home` (node refs), one route passes
     through or stops at the home token; with `intersect`, the routes' stop sets form one network;
     with `connection` (hex ids), one route of two stops or more starts and ends in those hexes;
-    per ``(hexes, k)`` of `regions` at most k routes stop in those hexes."""
+    per ``(hexes, k)`` of `regions` at most k routes stop in those hexes; per rule of
+    `exclusive` the routes use track at one of its sides at most."""
     if not routes:
         return True
     if home is not None and not any(n in home for r in routes for n in r.nodes):
@@ -24,6 +36,9 @@ def _plan_ok(routes: list[ReferenceRoute], home: frozenset[str] | None, intersec
     if connection and not any(len(r.stops) >= 2 and r.stops[0].rpartition("-")[0] in connection
                               and r.stops[-1].rpartition("-")[0] in connection for r in routes):
         return False
+    for sides_of in exclusive:  # (`_side_uses`) one side of each such rule at most
+        if len({x for r in routes for p in r.paths for x in sides_of.get(p, ())}) > 1:
+            return False
     for hexes, limit in regions:
         if sum(1 for r in routes if any(s.rpartition("-")[0] in hexes for s in r.stops)) > limit:
             return False

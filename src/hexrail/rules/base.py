@@ -163,7 +163,33 @@ class VisitAllBonus:
         return max((max(0, amount) for _, amount in self.levels), default=0)
 
 
-OnceBonus = Union[SpanBonus, VisitBonus, VisitAllBonus]  # paid once per round, to one route
+@dataclass(frozen=True, slots=True)
+class EndsSubsidy:
+    """A *subsidy* (to the treasury, not revenue) paid once per round to one route of the
+    company of at least two stops: half the sum, rounded down, of the base values `values`
+    gives its first and last stop (node references; 1822's mail contract). The route earning
+    most gets it; the first in plan order on ties."""
+
+    name: str
+    values: tuple[tuple[str, int], ...]
+
+    def earned(self, stops: tuple[str, ...]) -> int:
+        """What a route visiting `stops` (node references, in order) earns.
+
+        >>> EndsSubsidy("mail", (("A1-0", 30), ("A5-0", 45))).earned(("A1-0", "A3-0", "A5-0"))
+        37
+        """
+        if len(stops) < 2:
+            return 0
+        value = dict(self.values)
+        return (value.get(stops[0], 0) + value.get(stops[-1], 0)) // 2
+
+    def at_most(self, visits: int) -> int:
+        """What a route can earn from it."""
+        return max((max(0, v) for _, v in self.values), default=0)
+
+
+OnceBonus = Union[SpanBonus, VisitBonus, VisitAllBonus, EndsSubsidy]  # once per round, one route
 
 
 @dataclass(frozen=True, slots=True)
@@ -294,6 +320,9 @@ class PlanRules:
     # counted): 1831's track rights. When no plan uses them all, the plan uses as many as it
     # can, then earns most; the plan names the ones left unused.
     must_use: tuple[str, ...] = ()
+    # (hex, sides): the plan uses track at one of these sides of the hex at most, whatever the
+    # trains (1822's two links from Merthyr Tydfil to Pontypool)
+    exclusive_sides: tuple[tuple[str, tuple[int, ...]], ...] = ()
 
 
 class Profile:
@@ -313,6 +342,9 @@ class Profile:
     # May a route pass a junction (a node that is no stop) again, by other track? 18xx.games
     # checks repeated nodes only among a route's stops; the generic rules forbid it.
     junctions_pass_twice: ClassVar[bool] = False
+    # May routes run on track marked ``ignore``? 18xx.games' flag keeps only its graph walk from
+    # leaving a node by the path (1822's F33–E34 links, terminal); the generic rules never use it.
+    runs_ignored_track: ClassVar[bool] = False
     # The state keys the profile reads and the kinds of value each may hold (`check_state`):
     # a wrong kind is a one-line error naming the key, before any rule reads it.
     state_types: ClassVar[dict[str, tuple[type, ...]]] = {}
@@ -402,7 +434,8 @@ class Profile:
     def span_bonuses(self, pos: Position, train: Train) -> tuple[OnceBonus, ...]:
         """Bonuses each paid once per round, to one route of the company: for running from one
         stop to another (`SpanBonus`), per visited stop of the longest route (`VisitBonus`),
-        for visiting given stops (`VisitAllBonus`)."""
+        for visiting given stops (`VisitAllBonus`), a subsidy by the route's ends
+        (`EndsSubsidy`)."""
         return ()
 
     def cyclic_runs(self, pos: Position, train: Train) -> tuple[CyclicRun, ...]:
@@ -412,6 +445,12 @@ class Profile:
 
     def plan_rules(self, pos: Position) -> PlanRules:
         return PlanRules()
+
+    def track_group(self, pos: Position, train: Train) -> str:
+        """The train's track group: routes of trains in different groups may share track
+        (1822: E trains and the others); within a group they may not, unless the plan rules
+        let all trains share track. One group by default."""
+        return ""
 
     def revisits(self, pos: Position) -> tuple[Revisit, ...]:
         """Stops a route may run to twice, on a condition (`Revisit`). None by default."""
@@ -488,8 +527,15 @@ def ruled(pos: Position) -> tuple[Position, Profile]:
     profile = get_profile(pos.rules.profile)(pos)
     check_state(pos, profile)
     trains = tuple(replace(t, spec=profile.train_spec(pos, t)) for t in pos.trains)
-    if trains != pos.trains:
+    changed = trains != pos.trains
+    if changed:
         pos = pos.with_trains(trains)
+    if profile.runs_ignored_track and any(p.ignore for h in pos.hexes for p in h.tile.paths):
+        hexes = tuple(replace(h, tile=replace(h.tile, paths=tuple(replace(p, ignore=False)
+                                                                     for p in h.tile.paths)))
+                      for h in pos.hexes)
+        pos, changed = replace(pos, hexes=hexes), True
+    if changed:
         profile = type(profile)(pos)
     return pos, profile
 

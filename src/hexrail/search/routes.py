@@ -10,7 +10,7 @@ import numpy as np
 
 from hexrail.graph.track import KIND_CODES, TrackGraph, may_pass
 from hexrail.graph.trains import TrainData
-from hexrail.rules.base import CyclicRun, SpanBonus, VisitAllBonus, VisitBonus
+from hexrail.rules.base import CyclicRun, EndsSubsidy, SpanBonus, VisitAllBonus, VisitBonus
 from hexrail.search import _kernels as K
 
 
@@ -46,6 +46,13 @@ class Candidates:
 
     def value(self, objective: str = "income") -> np.ndarray:
         return self.revenue + self.subsidy if objective == "income" else self.revenue.copy()
+
+    def subset(self, keep: np.ndarray) -> Candidates:
+        """The candidates at the sorted positions `keep` (in that order)."""
+        return replace(self, revenue=self.revenue[keep], subsidy=self.subsidy[keep],
+                       bonus=self.bonus[keep], bypass=self.bypass[keep],
+                       crossings=self.crossings[keep], res=self.res[keep], src=self.src[keep],
+                       span=None if self.span is None else self.span[keep])
 
     def route_nodes(self, i: int) -> np.ndarray:
         k = self.src[i]
@@ -231,6 +238,14 @@ def with_span_bonuses(graph: TrackGraph, td: TrainData, cands: Candidates,
     raw_to_sorted[cands.src] = np.arange(n)
     for j in visits:
         amounts[:, j] = bonuses[j].earned(lengths[cands.src])
+    for j in (j for j, b in enumerate(bonuses) if isinstance(b, EndsSubsidy)):
+        base = np.zeros(graph.n_nodes + 1, np.int64)  # (the last entry: a route of one stop)
+        for ref, value in bonuses[j].values:
+            if ref in graph.node_index:
+                base[graph.node_index[ref]] = value
+        first = np.where(lengths >= 2, cands.nodes[cands.node_ptr[:-1]], graph.n_nodes)
+        last = np.where(lengths >= 2, cands.nodes[np.maximum(cands.node_ptr[1:] - 1, 0)], graph.n_nodes)
+        amounts[:, j] = ((base[first] + base[last]) // 2)[cands.src]
     if visit_all:
         wanted_refs = {x for j in visit_all for need, _ in bonuses[j].levels for x in need}
         wanted_nodes = np.array([v for v, ref in enumerate(graph.node_ref)
@@ -273,9 +288,10 @@ def with_span_bonuses(graph: TrackGraph, td: TrainData, cands: Candidates,
     idx = np.concatenate([np.flatnonzero(plain), np.asarray(index, np.int64)])
     span = np.concatenate([np.zeros((int(plain.sum()), k), np.int64),
                            np.asarray(rows, np.int64).reshape(len(rows), k)])
-    extra = span.sum(axis=1)
+    paid_as = np.array([isinstance(b, EndsSubsidy) for b in bonuses], np.bool_)
+    extra = span[:, ~paid_as].sum(axis=1)  # revenue
+    subsidy = cands.subsidy[idx] + span[:, paid_as].sum(axis=1)
     revenue = cands.revenue[idx] + extra
-    subsidy = cands.subsidy[idx]
     value = revenue + subsidy if objective == "income" else revenue
     order = np.lexsort((-revenue, -value))
     idx = idx[order]
@@ -296,11 +312,7 @@ def with_tally_limits(td: TrainData, cands: Candidates) -> Candidates:
     sums = np.zeros((len(lengths), len(td.tally_names)), np.int64)
     np.add.at(sums, np.repeat(np.arange(len(lengths)), lengths), per_stop)
     ok_raw = ((sums >= td.tally_min) & (sums <= td.tally_max)).all(axis=1)
-    keep = np.flatnonzero(ok_raw[cands.src])
-    return replace(cands, revenue=cands.revenue[keep], subsidy=cands.subsidy[keep],
-                   bonus=cands.bonus[keep], bypass=cands.bypass[keep],
-                   crossings=cands.crossings[keep], res=cands.res[keep], src=cands.src[keep],
-                   span=None if cands.span is None else cands.span[keep])
+    return cands.subset(np.flatnonzero(ok_raw[cands.src]))
 
 
 def with_revisits(graph: TrackGraph, td: TrainData, cands: Candidates) -> Candidates:

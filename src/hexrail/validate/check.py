@@ -13,8 +13,9 @@ from hexrail.plan import Plan, RouteSet, plan_from_json
 from hexrail.rules.base import ruled
 from hexrail.validate.board import _Board, _parse_node_ref
 from hexrail.validate.pay import _best_pay, _bonuses, _declared_pay, _Pay, _stop_info
-from hexrail.validate.plan import (_bypass_errors, _connection_errors, _home_errors, _intersect_errors,
-                                   _region_errors, _shared_track_errors, _trace_routes)
+from hexrail.validate.plan import (_bypass_errors, _connection_errors, _exclusive_side_errors,
+                                   _home_errors, _intersect_errors, _region_errors,
+                                   _shared_track_errors, _trace_routes)
 from hexrail.validate.refs import OBJECTIVES, NodeRef, _node_str, _path_str
 from hexrail.validate.report import PlanReport, RouteReport
 from hexrail.validate.route import _cyclic_pay, _Route
@@ -174,7 +175,8 @@ def check_plan(position: Any, plan: Plan | dict, *, objective: str = "income") -
         plan = plan_from_json(plan)
     board = _Board(pos, profile, profile.plan_rules(pos), objective)
     routes = _trace_routes(board, plan)
-    errors = (_shared_track_errors(board, routes) + _bypass_errors(board, routes)
+    errors = (_shared_track_errors(board, routes) + _exclusive_side_errors(board, routes)
+              + _bypass_errors(board, routes)
               + _home_errors(board, routes) + _intersect_errors(board, routes)
               + _connection_errors(board, routes) + _region_errors(board, routes))
     sets, set_errors, payable = _route_sets(board, routes)
@@ -187,9 +189,9 @@ def check_plan(position: Any, plan: Plan | dict, *, objective: str = "income") -
         pays[i] = _cyclic_pay(board, route.train, route.cyclic)
     hex_subsidy = _hex_subsidies(board, routes)
     set_bonus = {s.members[0]: s.bonus for s in sets}
-    span = _span_bonuses(board, routes)
-    reports = tuple(_report(board, r, pays.get(i), hex_subsidy.get(i, 0), set_bonus.get(i, 0),
-                            span.get(i, ())) for i, r in enumerate(routes))
+    span, span_subsidy = _span_bonuses(board, routes)
+    reports = tuple(_report(board, r, pays.get(i), hex_subsidy.get(i, 0) + span_subsidy.get(i, 0),
+                            set_bonus.get(i, 0), span.get(i, ())) for i, r in enumerate(routes))
     route_sets = tuple(RouteSet(tuple(routes[i].plan.train for i in s.members),
                                 (_node_str(s.ends[0]), _node_str(s.ends[-1])), s.bonus)
                        for s in sets)

@@ -26,13 +26,37 @@ def _trace_routes(board: _Board, plan: Plan) -> list[_Route]:
     return routes
 
 
+def _exclusive_side_errors(board: _Board, routes: list[_Route]) -> list[str]:
+    """`PlanRules.exclusive_sides`: the plan's track uses one of the listed sides of the hex
+    at most."""
+    errors = []
+    for hex_id, sides in board.rules.exclusive_sides:
+        used: dict[int, list[str]] = {}
+        for r in routes:
+            for ref in r.walk.paths if r.walk is not None else ():
+                if ref[0] != hex_id:
+                    continue
+                for e in board.path(ref).ends:
+                    if e.is_edge and e.edge in sides:
+                        used.setdefault(e.edge, []).append(r.plan.train)
+        if len(used) > 1:
+            who = "; ".join(f"side {k} by {', '.join(dict.fromkeys(v))}" for k, v in sorted(used.items()))
+            errors.append(f"the plan uses track at more than one of sides {list(sides)} of {hex_id} "
+                          f"({who}); one of them at most")
+    return errors
+
+
 def _shared_track_errors(board: _Board, routes: list[_Route]) -> list[str]:
-    """No two routes share a path or a hexside lane (unless the rules let trains share track)."""
+    """No two routes share a path or a hexside lane (unless the rules let trains share track,
+    or the trains are of different track groups)."""
     if board.rules.share_track:
         return []
     errors = []
     walked = [r for r in routes if r.walk is not None]
+    group = {id(r): board.profile.track_group(board.pos, r.train) if r.train else "" for r in walked}
     for a, b in itertools.combinations(walked, 2):
+        if group[id(a)] != group[id(b)]:
+            continue  # trains of different track groups may share track
         names = f"trains {a.plan.train} and {b.plan.train}"
         for ref in sorted(set(a.walk.paths) & set(b.walk.paths)):
             errors.append(f"{names} both use track {_path_str(ref)}")

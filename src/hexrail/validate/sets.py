@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 
 from hexrail.model.position import Hex
 from hexrail.model.tile import Node
-from hexrail.rules.base import SET_NONE, SET_TEMPORARY, VisitAllBonus, VisitBonus
+from hexrail.rules.base import SET_NONE, SET_TEMPORARY, EndsSubsidy, VisitAllBonus, VisitBonus
 from hexrail.validate.board import _Board
 from hexrail.validate.refs import NodeRef, _node_str
 from hexrail.validate.route import _Route
@@ -191,15 +191,18 @@ def _hex_subsidies(board: _Board, routes: list[_Route]) -> dict[int, int]:
     return out
 
 
-def _span_bonuses(board: _Board, routes: list[_Route]) -> dict[int, tuple[tuple[str, int], ...]]:
+def _span_bonuses(board: _Board, routes: list[_Route]
+                  ) -> tuple[dict[int, tuple[tuple[str, int], ...]], dict[int, int]]:
     """Per legal route, the once-per-round bonuses it is paid (`Profile.span_bonuses`): a route
     ending at a `SpanBonus`'s start and containing its target earns its amount less the price
     of the hex-side crossings between them along the route; a `VisitBonus` earns per visited
     stop; a `VisitAllBonus` for the stops it names. Each bonus (by name) is paid once, to the
     route earning most from it; on ties the first in plan order (the last for a
     `VisitAllBonus` with ``last_on_ties``), for a `VisitBonus` the greatest train id (as
-    18xx.games pays the mail contract)."""
+    18xx.games pays the mail contract). Returns per route its bonuses, and apart the
+    subsidies (`EndsSubsidy`)."""
     best: dict[str, tuple[int, str, int]] = {}  # name -> (amount, tie-break, route index)
+    subsidies: set[str] = set()  # the names of `EndsSubsidy` bonuses: paid as subsidy
     for i, route in enumerate(routes):
         if not route.legal:
             continue
@@ -208,9 +211,11 @@ def _span_bonuses(board: _Board, routes: list[_Route]) -> dict[int, tuple[tuple[
         for bonus in board.profile.span_bonuses(board.pos, route.train):
             if isinstance(bonus, VisitBonus):
                 amount, tie = bonus.earned(len(_stops(board, route.walk))), route.train.id
-            elif isinstance(bonus, VisitAllBonus):
+            elif isinstance(bonus, (VisitAllBonus, EndsSubsidy)):
+                if isinstance(bonus, EndsSubsidy):
+                    subsidies.add(bonus.name)
                 amount = bonus.earned(tuple(_node_str(s) for s in _stops(board, route.walk)))
-                tie = str(i).zfill(6) if bonus.last_on_ties else ""  # later routes win ties
+                tie = str(i).zfill(6) if getattr(bonus, "last_on_ties", False) else ""  # later wins
             else:
                 gaps = [abs(lanes_at[a] - lanes_at[b]) for a in map(_node_key, bonus.start) if a in ends
                         for b in map(_node_key, bonus.target) if b in lanes_at and b != a]
@@ -220,9 +225,13 @@ def _span_bonuses(board: _Board, routes: list[_Route]) -> dict[int, tuple[tuple[
             if amount > 0 and (amount, tie) > best.get(bonus.name, (0, "", -1))[:2]:
                 best[bonus.name] = (amount, tie, i)
     out: dict[int, tuple[tuple[str, int], ...]] = {}
+    subsidy: dict[int, int] = {}
     for name, (amount, _, i) in sorted(best.items()):
-        out[i] = out.get(i, ()) + ((name, amount),)
-    return out
+        if name in subsidies:
+            subsidy[i] = subsidy.get(i, 0) + amount
+        else:
+            out[i] = out.get(i, ()) + ((name, amount),)
+    return out, subsidy
 
 
 def _node_key(text: str) -> NodeRef:
