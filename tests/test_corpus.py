@@ -57,7 +57,7 @@ def pays_plain_sum(data: dict) -> bool:
 PLAIN_SUM_TITLES = ("18SJ",)
 # Titles whose every position its own module checks the same way (tests/test_g<title>.py),
 # with what must stay out of the default run (18USA's heavy positions) in the slow sweep there.
-OWN_MODULE_TITLES = ("1846", "1817", "18USA")
+OWN_MODULE_TITLES = ("1846", "1817", "18USA", "1822")
 
 
 def covered_positions() -> list:

@@ -234,7 +234,8 @@ def with_span_bonuses(graph: TrackGraph, td: TrainData, cands: Candidates,
     hit = np.zeros(len(lengths), np.int64)
     if len(wanted) and len(cands.nodes):
         np.add.at(hit, np.repeat(np.arange(len(lengths)), lengths), np.isin(cands.nodes, wanted))
-    raw_to_sorted = np.empty(len(cands.src), np.int64)
+    # (earlier passes may have dropped some of the walk's routes: those map to -1)
+    raw_to_sorted = np.full(len(lengths), -1, np.int64)
     raw_to_sorted[cands.src] = np.arange(n)
     for j in visits:
         amounts[:, j] = bonuses[j].earned(lengths[cands.src])
@@ -255,12 +256,12 @@ def with_span_bonuses(graph: TrackGraph, td: TrainData, cands: Candidates,
         if len(wanted_nodes) and len(cands.nodes):
             np.add.at(hits, np.repeat(np.arange(len(lengths)), lengths),
                       np.isin(cands.nodes[:int(cands.node_ptr[-1])], wanted_nodes))
-        for raw in np.flatnonzero(hits).tolist():  # only routes with such a stop can earn
+        for raw in np.flatnonzero((hits > 0) & (raw_to_sorted >= 0)).tolist():  # it may earn
             stops = tuple(graph.node_ref[v] for v in
                           cands.nodes[cands.node_ptr[raw]:cands.node_ptr[raw + 1]].tolist())
             for j in visit_all:
                 amounts[raw_to_sorted[raw], j] = bonuses[j].earned(stops)
-    for raw in np.flatnonzero(hit >= 2).tolist():
+    for raw in np.flatnonzero((hit >= 2) & (raw_to_sorted >= 0)).tolist():
         at = _crossings_at_nodes(graph, cands.chains[cands.chain_ptr[raw]:cands.chain_ptr[raw + 1]])
         ends = {int(cands.nodes[cands.node_ptr[raw]]), int(cands.nodes[cands.node_ptr[raw + 1] - 1])}
         for j, b in enumerate(spans):

@@ -1,0 +1,166 @@
+"""1822: The Railways of Great Britain (../shared/rules/titles/1822.md).
+
+=================  ==========================================================================
+rule               what
+=================  ==========================================================================
+trains             2 … 7 (and 2P, 5P, Pullman-attached ``+`` trains with their rows): every
+                   visited stop counts and pays. L and LP: one city, at most one town, both
+                   paid; a route of the city alone is legal. E: any distance, paid double for
+                   the cities holding the company's token (``etrain_paying_nodes``) and nothing
+                   for the others; both ends are such cities
+shared track       E routes share no track with each other, the others none with each other,
+                   but an E route and another may (`Profile.track_group`)
+English Channel    a route visiting P43 visits France Q44 too, and another stop beside them
+                   (`StopRule.tallies`); local trains reach neither
+Merthyr Tydfil     the plan uses one of F33's sides 1 and 2 at most (the direct track to E34
+                   or the track by E32; `PlanRules.exclusive_sides`); those links' terminal
+                   track, marked ``ignore``, is run (`Profile.runs_ignored_track`)
+destination        a route visiting both the company's home city and its destination city
+                   earns the destination's value for its train, once per round, the best route
+                   (the last in plan order on ties; `VisitAllBonus`)
+mail contract      a subsidy: half the base values of a route's two ends, to the best route
+                   (not a local train; `EndsSubsidy`)
+=================  ==========================================================================
+
+A route visits two stops of one hex only where the hex is exempt (the city and town hexes);
+on the 1822 map every other hex with several stops is London, one stop group.
+
+State: ``train_roles``, ``etrain_paying_nodes``, ``english_channel``, ``exclusive_edges``,
+``destination_bonus``, ``mail_contracts``. A Pullman car not yet attached is not weighed.
+Not built (refused with the reason): two local trains (one city each), more than one mail
+contract, an E train when the company has a token in the English Channel city (the E-train
+end exception).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from hexrail.errors import HexrailError
+from hexrail.model.position import Hex, Position, Train
+from hexrail.model.tile import Node
+from hexrail.model.trains import TrainSpec
+from hexrail.rules.base import (ARRAY, OBJECT, EndsSubsidy, OnceBonus, PlanRules, Profile, StopRule,
+                                VisitAllBonus, register)
+
+CHANNEL, FRANCE = "P43", "Q44"
+EXEMPT = ("D35", "F7", "H21", "H37")
+LOCAL_NAMES, E_NAME = ("L", "LP"), "E"
+UNBOUNDED = 1 << 30
+
+
+@register
+class Game1822(Profile):
+    """1822: L and E trains, shared track by type, the Channel, F33, destination, mail."""
+
+    name = "1822"
+    description = ("1822: N, local L/LP (one city, one town) and E trains (token cities paid "
+                   "double, sharing track with other trains), English Channel, Merthyr Tydfil "
+                   "track, destination bonus, mail contract subsidy")
+    runs_ignored_track = True
+    state_types = {"train_roles": OBJECT, "etrain_paying_nodes": ARRAY, "english_channel": OBJECT,
+                   "exclusive_edges": ARRAY, "destination_bonus": OBJECT, "mail_contracts": ARRAY,
+                   "stop_hex_repeat_exempt_hexes": ARRAY}
+
+    def train_spec(self, pos: Position, train: Train) -> TrainSpec:
+        spec = train.spec
+        if _role(pos, train) == "local" and spec.min_stops != 1:
+            return TrainSpec(spec.rows, spec.hexes, spec.multiplier, spec.kind_multipliers, 1,
+                             spec.requires_token, spec.track, spec.extra)
+        return spec
+
+    def track_group(self, pos: Position, train: Train) -> str:
+        return "E" if _role(pos, train) == "etrain" else ""
+
+    def stop_rule(self, pos: Position, train: Train, hex_: Hex, node: Node) -> StopRule:
+        rule = super().stop_rule(pos, train, hex_, node)
+        if not node.is_stop:
+            return rule
+        ref = f"{hex_.id}-{node.index}"
+        if _role(pos, train) == "etrain":
+            paying = ref in _paying(pos)
+            rule = rule._replace(value=rule.value if paying else 0, subsidy=0, may_end=paying)
+        channel, france = _channel(pos)
+        if channel and france:
+            if hex_.id == channel:
+                rule = rule._replace(tallies=(("channel", 1), ("channel pair", 1)))
+            elif hex_.id == france:
+                rule = rule._replace(tallies=(("channel", -1), ("channel pair", 1)))
+            else:
+                rule = rule._replace(tallies=(("channel pair", -2),))
+        return rule
+
+    def tally_limits(self, pos: Position, train: Train) -> tuple[tuple[str, int, int], ...]:
+        channel, france = _channel(pos)
+        if not (channel and france):
+            return ()
+        # the Channel and France both or neither; the two alone count as one stop
+        return (("channel", 0, 0), ("channel pair", -UNBOUNDED, 1))
+
+    def span_bonuses(self, pos: Position, train: Train) -> tuple[OnceBonus, ...]:
+        out: list[OnceBonus] = []
+        dest = pos.state.get("destination_bonus")
+        if isinstance(dest, Mapping) and dest.get("home_node") and dest.get("destination_node"):
+            amount = (dest.get("amount_by_train") or {}).get(train.id, 0)
+            if not isinstance(amount, int) or isinstance(amount, bool):
+                raise HexrailError("amounts must be integers", where="state.destination_bonus")
+            if amount > 0:
+                stops = (str(dest["home_node"]), str(dest["destination_node"]))
+                out.append(VisitAllBonus("destination", ((stops, amount),), last_on_ties=True))
+        contracts = pos.state.get("mail_contracts") or ()
+        if contracts and _role(pos, train) != "local":
+            values = tuple((f"{h.id}-{n.index}", n.value(pos.phase.colors))
+                           for h in pos.hexes for n in h.tile.nodes if n.is_stop)
+            out.append(EndsSubsidy("mail contract", values))
+        return tuple(out)
+
+    def plan_rules(self, pos: Position) -> PlanRules:
+        self._refuse_what_is_not_built(pos)
+        sides = []
+        for i, rule in enumerate(pos.state.get("exclusive_edges") or ({"hex": "F33", "edges": [1, 2]},)):
+            try:
+                sides.append((str(rule["hex"]), tuple(int(e) for e in rule["edges"])))
+            except (KeyError, TypeError, ValueError):
+                raise HexrailError("needs a hex and its edges", where=f"state.exclusive_edges[{i}]") from None
+        return PlanRules(exclusive_sides=tuple(sides))
+
+    def _refuse_what_is_not_built(self, pos: Position) -> None:
+        roles = [_role(pos, t) for t in pos.trains]
+        if roles.count("local") > 1:
+            raise HexrailError("two local trains (one city each) are not supported", where="trains")
+        if len(pos.state.get("mail_contracts") or ()) > 1:
+            raise HexrailError("more than one mail contract is not supported",
+                               where="state.mail_contracts")
+        if "etrain" in roles and pos.state.get("english_channel_tokened"):
+            raise HexrailError("an E train with a token in the English Channel city is not "
+                               "supported", where="state.english_channel_tokened")
+        exempt = set(pos.state.get("stop_hex_repeat_exempt_hexes") or EXEMPT)
+        for h in pos.hexes:
+            stops = [n for n in h.tile.nodes if n.is_stop]
+            if len(stops) > 1 and h.id not in exempt and not set.intersection(
+                    *(set(n.groups) for n in stops)):
+                # 18xx.games lets such a hex repeat on a route visiting an exempt hex
+                raise HexrailError("a hex of several stops that is neither exempt nor one stop "
+                                   "group is not supported", where=f"hex {h.id}")
+
+
+def _role(pos: Position, train: Train) -> str:
+    """``etrain``, ``local`` or ``normal`` (``train_roles``, else by the train's name)."""
+    role = (pos.state.get("train_roles") or {}).get(train.id)
+    if role is None:
+        name = train.name.rstrip("+")
+        role = "local" if name in LOCAL_NAMES else "etrain" if name == E_NAME else "normal"
+    return "normal" if role == "pullman_attached" else str(role)
+
+
+def _paying(pos: Position) -> frozenset[str]:
+    return frozenset(str(x) for x in pos.state.get("etrain_paying_nodes") or ())
+
+
+def _channel(pos: Position) -> tuple[str | None, str | None]:
+    """The English Channel's and France's hexes, when both are on the map."""
+    given = pos.state.get("english_channel") or {}
+    channel, france = given.get("hex", CHANNEL), given.get("france_hex", FRANCE)
+    if channel in pos.hex_by_id and france in pos.hex_by_id:
+        return channel, france
+    return None, None

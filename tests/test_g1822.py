@@ -1,0 +1,190 @@
+"""1822: E trains (token cities paid double, sharing track with other trains), local trains, the
+English Channel pair, the Merthyr Tydfil sides, the destination bonus and the mail contract, on
+hand-made boards and random ones (against the oracle and the validator), and every shared
+18xx.games position of the title.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import corpus_params, line_hexes, solve_checked
+from hypothesis import HealthCheck, given, note, settings
+from hypothesis import strategies as st
+from strategies import positions
+from test_bonus_titles import bonus_names
+
+import hexrail
+from hexrail.errors import HexrailError
+from hexrail.validate import check_plan
+
+X = "X"
+CELLS = ["city=revenue:10", "city=revenue:50", "city=revenue:20"]  # A1, A3, A5
+
+
+def doc(hexes: dict, trains: list, state: dict | None = None) -> dict:
+    return {"layout": "flat", "rules": {"profile": "1822"}, "company": X,
+            "companies": [{"id": X}], "trains": trains, "hexes": hexes, "state": state or {}}
+
+
+def test_e_trains_pay_token_cities_double_and_end_at_them():
+    hexes = line_hexes(CELLS, {"A1": [X], "A5": [X]})
+    state = {"etrain_paying_nodes": ["A1-0", "A5-0"], "train_roles": {"E-0": "etrain"}}
+    e = {"id": "E-0", "spec": {"rows": [{"nodes": ["city", "town", "offboard"], "pay": 99,
+                                         "visit": 99}], "multiplier": 2}}
+    # A1 and A5 doubled; A3 on the way pays nothing
+    assert solve_checked(doc(hexes, [e], state)).revenue == 2 * (10 + 20)
+    # with X in A1 only, no route has two token ends
+    assert solve_checked(doc(line_hexes(CELLS), [e], {**state, "etrain_paying_nodes": ["A1-0"]})).revenue == 0
+
+
+def test_an_e_train_shares_track_with_other_trains_but_not_with_another_e():
+    hexes = line_hexes(CELLS, {"A1": [X], "A5": [X]})
+    e = {"rows": [{"nodes": ["city", "town", "offboard"], "pay": 99, "visit": 99}], "multiplier": 2}
+    state = {"etrain_paying_nodes": ["A1-0", "A5-0"],
+             "train_roles": {"E-0": "etrain", "E-1": "etrain", "3-0": "normal"}}
+    plan = solve_checked(doc(hexes, [{"id": "E-0", "spec": e}, {"id": "3-0", "spec": "3"}], state))
+    assert plan.revenue == 60 + 80 and len(plan.routes) == 2
+    plan = solve_checked(doc(hexes, [{"id": "E-0", "spec": e}, {"id": "E-1", "spec": e}], state))
+    assert plan.revenue == 60 and len(plan.routes) == 1
+
+
+def test_local_trains_run_one_city_and_one_town_or_the_city_alone():
+    hexes = line_hexes(["city=revenue:30", "town=revenue:20", "city=revenue:50"])
+    local = {"id": "L-0", "spec": {"rows": [{"nodes": ["city"], "pay": 1, "visit": 1},
+                                            {"nodes": ["town"], "pay": 1, "visit": 1}]}}
+    assert solve_checked(doc(hexes, [local], {"train_roles": {"L-0": "local"}})).revenue == 50
+    alone = line_hexes(["city=revenue:30", "city=revenue:50"])
+    plan = solve_checked(doc(alone, [local], {"train_roles": {"L-0": "local"}}))
+    assert plan.revenue == 30 and plan.routes[0].stops == ("A1-0",)
+
+
+def test_the_english_channel_goes_with_france_and_another_stop():
+    # A3 is the Channel (a city worth 0), A5 France (an offboard of no distance)
+    hexes = line_hexes(["city=revenue:30", "city=revenue:0", "offboard=revenue:60,visit_cost:0"])
+    state = {"english_channel": {"hex": "A3", "france_hex": "A5"}}
+    assert solve_checked(doc(hexes, ["2"], state)).revenue == 90
+    # X in the Channel city: the Channel and France alone make no route
+    own = line_hexes(["city=revenue:30", "city=revenue:0", "offboard=revenue:60,visit_cost:0"],
+                     {"A3": [X]})
+    plan = solve_checked(doc(own, ["2"], state))
+    assert plan.revenue == 90 and len(plan.routes[0].stops) == 3
+
+
+def test_the_plan_uses_one_of_the_exclusive_sides():
+    # X in A1 and A5; the plan may use A3's side 3 (to A1) or its side 0 (to A5), not both
+    hexes = line_hexes(CELLS, {"A1": [X], "A5": [X]})
+    exclusive = {"exclusive_edges": [{"hex": "A3", "edges": [3, 0]}]}
+    assert solve_checked(doc(hexes, ["2", "2"])).revenue == 60 + 70
+    assert solve_checked(doc(hexes, ["2", "2"], exclusive)).revenue == 70
+    assert solve_checked(doc(hexes, ["3"], exclusive)).revenue == 70
+
+
+def test_the_destination_bonus_goes_to_one_route_and_the_mail_contract_is_a_subsidy():
+    hexes = line_hexes(CELLS, {"A1": [X], "A5": [X]})
+    dest = {"destination_bonus": {"home_node": "A1-0", "destination_node": "A3-0",
+                                  "amount_by_train": {"2-0": 50, "2-1": 50}}}
+    trains = [{"id": "2-0", "spec": "2"}, {"id": "2-1", "spec": "2"}]
+    plan = solve_checked(doc(hexes, trains, dest))
+    assert plan.revenue == 60 + 50 + 70 and bonus_names(plan) == {"destination": 50}
+    # the mail contract, half the base values of the best route's ends as a subsidy: A3-A5
+    # (70 + 35) beats the whole line (80 + 15)
+    plan = solve_checked(doc(hexes, ["3"], {"mail_contracts": ["P6"]}))
+    assert (plan.revenue, plan.subsidy) == (70, (50 + 20) // 2)
+
+
+def test_what_is_not_built_is_refused_with_the_reason():
+    local = {"rows": [{"nodes": ["city"], "pay": 1, "visit": 1}]}
+    two = doc(line_hexes(CELLS), [{"id": "L-0", "spec": local}, {"id": "L-1", "spec": local}],
+              {"train_roles": {"L-0": "local", "L-1": "local"}})
+    with pytest.raises(HexrailError, match="^trains: two local trains"):
+        hexrail.solve(two)
+    with pytest.raises(HexrailError, match="^state.mail_contracts: more than one"):
+        hexrail.solve(doc(line_hexes(CELLS), ["2"], {"mail_contracts": ["P6", "P7"]}))
+
+
+# -- random boards against the oracle ------------------------------------------------------------------
+
+
+@st.composite
+def boards_1822(draw) -> dict:
+    """A random small board (`strategies.positions`) run under 1822: N trains, an E train paid
+    for some token cities, a local train, a destination, a mail contract, exclusive sides."""
+    doc = draw(positions(max_hexes=8, max_big_hexes=6))
+    doc["rules"] = {"profile": "1822"}
+    trains = [{"id": f"N{k}", "spec": s} for k, s in enumerate(
+        draw(st.lists(st.sampled_from(["2", "3"]), min_size=0, max_size=2)))]
+    roles = {t["id"]: "normal" for t in trains}
+    if draw(st.booleans()):
+        trains.append({"id": "E", "spec": {"rows": [{"nodes": ["city", "town", "offboard"],
+                                                     "pay": 99, "visit": 99}], "multiplier": 2}})
+        roles["E"] = "etrain"
+    if draw(st.booleans()) or not trains:
+        trains.append({"id": "L", "spec": {"rows": [{"nodes": ["city"], "pay": 1, "visit": 1},
+                                                    {"nodes": ["town"], "pay": 1, "visit": 1}]}})
+        roles["L"] = "local"
+    doc["trains"] = trains
+    hexes = sorted(doc["hexes"])
+    cities = [f"{h}-{n['index']}" for h in hexes for n in doc["hexes"][h].get("nodes", ())
+              if n["kind"] == "city"]
+    # every hex exempt from "one stop per hex" (on the real map the hexes of several stops
+    # are exempt or London's one group)
+    state: dict = {"train_roles": roles, "english_channel": {"hex": "none", "france_hex": "none"},
+                   "stop_hex_repeat_exempt_hexes": hexes,
+                   "etrain_paying_nodes": draw(st.lists(st.sampled_from(cities), max_size=3,
+                                                        unique=True)) if cities else []}
+    if len(cities) >= 2 and draw(st.booleans()):
+        home, dest = draw(st.lists(st.sampled_from(cities), min_size=2, max_size=2, unique=True))
+        state["destination_bonus"] = {"home_node": home, "destination_node": dest,
+                                      "amount_by_train": {t["id"]: draw(st.sampled_from([20, 40]))
+                                                          for t in trains}}
+    if draw(st.booleans()):
+        state["mail_contracts"] = ["P6"]
+    if draw(st.booleans()):
+        state["exclusive_edges"] = [{"hex": draw(st.sampled_from(hexes)),
+                                     "edges": draw(st.lists(st.integers(0, 5), min_size=2,
+                                                            max_size=3, unique=True))}]
+    else:
+        state["exclusive_edges"] = []
+    doc["state"] = state
+    return doc
+
+
+@settings(max_examples=100, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(doc=boards_1822())
+def test_solver_equals_oracle_on_random_boards(doc):
+    note(json.dumps(doc))
+    solve_checked(doc, max_routes=20_000)
+
+
+# -- the shared 18xx.games positions ---------------------------------------------------------------
+
+
+def _income(record: dict) -> int:
+    return record["revenue"] + (record.get("subsidy") or 0)
+
+
+@pytest.mark.parametrize("data", corpus_params("1822"))
+def test_corpus_position(data, warm_solver):
+    """Every shared position: an income (revenue and mail subsidy) at least the players' and
+    the auto-router's, proven; the players' routes scored as 18xx.games paid them, per route
+    and in subsidy."""
+    from hexrail.io.g18xx import plan_from_18xx_routes, position_from_18xx
+
+    pos = position_from_18xx(data)
+    assert (pos.rules.profile, pos.meta["rules_covered"]) == ("1822", True)
+    plan = hexrail.solve(pos)
+    sub, ar = data["submitted"], data.get("auto_router") or {}
+    recorded = [_income(sub)] if "revenue" in sub and not sub.get("error") else []
+    if "revenue_rescored" in ar and not ar.get("rescore_error"):
+        recorded.append(ar["revenue_rescored"] + (ar.get("subsidy") or 0))
+    assert plan.optimal and plan.total >= max(recorded, default=0), (plan.total, recorded)
+    report = check_plan(pos, plan)
+    assert report.legal and (report.revenue, report.subsidy) == (plan.revenue, plan.subsidy)
+    if "revenue" in sub and not sub.get("error"):
+        theirs = check_plan(pos, plan_from_18xx_routes(sub["routes"]))
+        assert theirs.legal and (theirs.revenue, theirs.subsidy) == (sub["revenue"], sub.get("subsidy") or 0), \
+            theirs.table()
+        assert [r.revenue for r in theirs.routes] == [r["revenue"] for r in sub["routes"]]
