@@ -1,0 +1,39 @@
+"""1846, 1817, 18USA and 1822 benchmarks on real 18xx.games positions (../shared/corpus, read
+at run time).
+
+Run with ``python -m pytest benchmarks/test_bench_new_titles.py --benchmark-only``. Skips a
+title whose corpus file is absent. Positions: per title the three on which the 18xx.games
+auto-router spent longest (its time, 4 to 60 s, is recorded beside ours; at 60 s it stopped),
+among those the default test run proves.
+"""
+
+from __future__ import annotations
+
+import pytest
+from corpus_cases import bench_case, case_ids, load_cases
+
+# title -> (fixture, action index) -> our optimum, revenue + subsidy
+CASES = {
+    "1846": {("1846_game_end_reason_all_closed.json", 588): 760,  # 7/8, 7/8
+             ("10264.json", 288): 750,  # 3/5, 4, 2, 5
+             ("1846_game_end_reason_all_closed.json", 583): 740},
+    "1817": {("15528.json", 1619): 830,  # 5, 6
+             ("15528.json", 1545): 830,
+             ("15528.json", 1670): 490},  # 8
+    "18USA": {("109372.json", 1474): 540,  # 5 with a Pullman
+              ("109372.json", 1460): 610,  # 6 with a Pullman
+              ("109372.json", 1371): 520},
+    "1822": {("33845.json", 1454): 980,  # 2P, E
+             ("33845.json", 1398): 980,
+             ("33845.json", 1468): 530},  # 7+ (Pullman attached)
+}
+PARAMS = [pytest.param(title, key, id=f"{title}-{case_ids({key: None})[0]}")
+          for title, cases in CASES.items() for key in cases]
+
+
+@pytest.mark.parametrize("title, key", PARAMS)
+def test_corpus_position(benchmark, title, key):
+    positions = load_cases(title, CASES[title])
+    if key not in positions:
+        pytest.skip(f"{title} corpus not found")
+    bench_case(benchmark, positions[key], CASES[title][key])
