@@ -301,8 +301,14 @@ def _check(pos: Position, plan: Plan) -> Any:
 
 def _as_priced(plan: Plan, report: Any) -> Plan:
     """A legal plan not made by the solver, with what the validator finds each route pays (a
-    hand-drawn plan may claim anything, or nothing); nothing about it is proven."""
+    hand-drawn plan may claim anything, or nothing). A plan whose every figure the validator
+    confirms (one the solver wrote out, say) keeps what it says of its proof; any other says
+    nothing of one."""
     by_train = {rr.train: rr for rr in report.routes}
+    if (plan.revenue, plan.subsidy) == (report.revenue, report.subsidy) and all(
+            (r.revenue, r.subsidy) == (by_train[r.train].revenue, by_train[r.train].subsidy)
+            for r in plan.routes if r.train in by_train):
+        return plan
     routes = tuple(replace(r, paid=by_train[r.train].paid, revenue=by_train[r.train].revenue,
                            subsidy=by_train[r.train].subsidy, bonuses=by_train[r.train].bonuses)
                    if r.train in by_train else r for r in plan.routes)
