@@ -516,7 +516,10 @@ def test_a_body_shorter_than_its_length_gets_408(service):
 
 PLAN_NUMBER_CASES = [{"routes": [], "revenue": None}, {"routes": [], "subsidy": "x" * 50},
                      {"routes": [], "upper_bound": {}},
-                     {"routes": [{"train": "4-0", "paths": ["A1:0"], "revenue": []}]}]
+                     {"routes": [{"train": "4-0", "paths": ["A1:0"], "revenue": []}]},
+                     # a route's paid stops null, or holding null (found by the long CLI run)
+                     {"routes": [{"train": "4-0", "paths": ["A1:0"], "paid": None}]},
+                     {"routes": [{"train": "4-0", "paths": ["A1:0"], "paid": [None]}]}]
 
 
 @pytest.mark.parametrize("plan", PLAN_NUMBER_CASES)

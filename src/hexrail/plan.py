@@ -171,7 +171,7 @@ def plan_from_json(data: Any) -> Plan:
             raise HexrailError("each route needs a 'train' id", where=where)
         if not r.get("paths") and not r.get("stops"):
             raise HexrailError("a route needs its track ('paths') or its stops ('stops')", where=where)
-        for key in ("paths", "stops"):
+        for key in ("paths", "stops", "paid", "hexes"):
             if not isinstance(r.get(key, []), list) or not all(isinstance(x, str) for x in r.get(key, [])):
                 raise HexrailError(f"'{key}' must be a list of strings", where=where)
         routes.append(RoutePlan(
