@@ -485,6 +485,27 @@ def test_corpus_auto_router_hexes(corpus_dir):
             assert ours["hexes"] == r["hexes"], position_id_of(data)
 
 
+def test_corpus_routes_say_how_many_halts_they_count(corpus_dir):
+    """A route past halts carries ``halts``, the number it counts, as the engine stored it for the
+    players' routes (1860); without it the engine would count as many as fit. The engine drops
+    the number where halts count for nothing (after the Southern forms, or on a leased train)."""
+    seen = 0
+    for data, pos in corpus_models():
+        for r in (data.get("submitted") or {}).get("routes", []):
+            if not r.get("track") or "stops" not in r:
+                continue
+            ours = route_to_18xx(pos, RoutePlan(train=r["train"], train_name=r["train_name"],
+                                                stops=(r["visits"][0],), paid=tuple(r["stops"]),
+                                                paths=tuple(r["track"])))
+            if "halts" in r:
+                seen += 1
+                assert ours.get("halts") == r["halts"], position_id_of(data)
+            elif "halts" in ours:
+                state = data.get("title_state") or {}
+                assert state.get("ignore_halts") or state.get("insolvent"), position_id_of(data)
+    assert seen > 100
+
+
 # -- streams -------------------------------------------------------------------------------------
 
 

@@ -114,12 +114,22 @@ def route_to_18xx(pos: Position, route: RoutePlan) -> dict[str, Any]:
         raise HexrailError("a route needs its track (paths) to be written in the 18xx.games form",
                            where=f"route of train {route.train}")
     hexes = [v.rpartition("-")[0] for v in visits]
-    return {
+    out = {
         "train": route.train, "train_name": route.train_name, "connections": connections,
         "hexes": hexes, "visits": visits, "nodes": visits, "track": list(route.paths),
         "revenue": route.revenue, "subsidy": route.subsidy, "stops": list(route.paid),
         "revenue_str": "-".join(hexes),
     }
+    # A route past halts says how many it counts: without it the engine counts as many as fit
+    # (1860), which may pay a different revenue and subsidy than ours
+    if any(_kind(pos, v) == "halt" for v in visits):
+        out["halts"] = sum(1 for v in route.paid if _kind(pos, v) == "halt")
+    return out
+
+
+def _kind(pos: Position, ref: str) -> str:
+    hex_id, _, index = ref.rpartition("-")
+    return pos.hex(hex_id).node(int(index)).kind
 
 
 def plan_from_18xx_routes(routes: list[dict], *, where: str = "routes") -> Plan:
