@@ -109,6 +109,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
 def cmd_solve(args: argparse.Namespace) -> int:
     if args.source == "18xx":
         return _solve_18xx(args)
+    if args.source == "18xx-game":
+        return _solve_18xx_game(args)
+    if args.engine or args.action is not None or args.all_runs:
+        raise HexrailError("--engine, --action and --all go with --from 18xx-game")
     from hexrail.io.native import load_position
     from hexrail.solve import solve
 
@@ -205,6 +209,61 @@ def _solve_18xx(args: argparse.Namespace) -> int:
     return status
 
 
+def _solve_18xx_game(args: argparse.Namespace) -> int:
+    """``solve --from 18xx-game``: replay the game with the engine, solve the company about to
+    run (or each position asked for) and compare with what the players ran.
+
+    JSON: the lines of ``solve --from 18xx``. Table: the plan, then the players' figures.
+    """
+    from hexrail.bridge import export
+    from hexrail.io.g18xx import recorded_figures, solve_record, warm_up
+
+    args.game = args.position
+    fmt = _format(args)
+    warmed = False
+    for k, data in enumerate(export(args.game, engine=args.engine, action=args.action,
+                                    all_runs=args.all_runs)):
+        if not warmed:
+            warmed = True
+            log.info(f"warm-up: loaded the compiled solver in {warm_up():.2f} s")
+        record = solve_record(data, time_limit=args.time_limit, objective=args.objective)
+        if "error" in record:
+            raise HexrailError(record["error"], where=f"action {data.get('action_index')}")
+        if fmt == "json":
+            print(json.dumps(record), flush=True)
+            continue
+        if k:
+            print()
+        print(_game_position_table(data, record, recorded_figures(data)), flush=True)
+    return 0
+
+
+def _game_position_table(data: dict, record: dict, figures: dict) -> str:
+    """One solved position of a game as a person reads it: where, the routes, and the players'."""
+    income = record["total"] if record["objective"] == "income" else record["revenue"]
+    proof = "optimal" if record["optimal"] else f"best found, at most {record['upper_bound']}"
+    lines = [f"{data.get('title')} {data.get('fixture')}, action {data.get('action_index')}: "
+             f"{record['entity']} runs ({data.get('round')} {data.get('turn')}."
+             f"{data.get('round_num')}, phase {(data.get('phase') or {}).get('name')})",
+             f"{'train':<8} {'stops':<56} {'revenue':>7}", "-" * 73]
+    for r in record["routes"]:
+        stops = " ".join(r.get("stops") or ())
+        lines.append(f"{r['train']:<8} {stops:<56} {r['revenue']:>7}")
+    subsidy = f" + {record['subsidy']} subsidy" if record["subsidy"] else ""
+    lines.append(f"hexrail: {record['revenue']}{subsidy} ({proof}, {record['seconds']:.3f} s)")
+    sub = data.get("submitted") or {}
+    if sub.get("routes"):
+        ran = figures["submitted_revenue"]
+        if ran is None:
+            lines.append(f"players: the engine refuses their routes ({sub.get('error')})")
+        else:
+            ran += figures["submitted_subsidy"] or 0
+            lines.append(f"players ran {ran}: hexrail {'+' if income >= ran else ''}{income - ran}")
+    if record["rules_covered"] is False:
+        lines.append(f"rules: {record['rules_note']}")
+    return "\n".join(lines)
+
+
 def cmd_score(args: argparse.Namespace) -> int:
     """``score``: 0 when we agree with 18xx.games on every position whose rules we cover, 1
     otherwise, 2 when a line could not be read."""
@@ -273,13 +332,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add("solve", help="the best plan for a position")
     p.add_argument("position", help="position file (native JSON, or 18xx.games JSON lines with --from 18xx)")
-    p.add_argument("--from", dest="source", choices=("native", "18xx"), default="native",
-                   help="input format (18xx: schema 18xx-route-position/1, one per line)")
+    p.add_argument("--from", dest="source", choices=("native", "18xx", "18xx-game"), default="native",
+                   help="input format (18xx: schema 18xx-route-position/1, one per line; "
+                        "18xx-game: an 18xx.games game's data, replayed with the engine)")
     p.add_argument("--format", choices=("table", "json"),
                    help="output format (default: table on a terminal, else json)")
     p.add_argument("--time-limit", type=seconds, default=None, help="seconds per position")
     p.add_argument("--objective", choices=("income", "revenue"), default="income",
                    help="maximise revenue + subsidy (income, default) or revenue alone")
+    from hexrail.bridge.cli import add_game_arguments
+
+    add_game_arguments(p)  # for --from 18xx-game
     p.set_defaults(func=cmd_solve)
 
     p = add("validate", help="check a plan's routes and print their revenue")
@@ -308,6 +371,7 @@ def build_parser() -> argparse.ArgumentParser:
         ("render", "hexrail.render.cli", "draw a position (and a plan) as SVG or PNG"),
         ("serve", "hexrail.server.cli", "run the HTTP service"),
         ("bench", "hexrail.bench.cli", "compare route algorithms on positions"),
+        ("import", "hexrail.bridge.cli", "positions of an 18xx.games game, replayed with its engine"),
     ):
         try:
             mod = importlib.import_module(module)

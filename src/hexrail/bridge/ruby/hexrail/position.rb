@@ -45,6 +45,19 @@ module Hexrail
       out
     end
 
+    # A run_routes action of `entity` with no routes yet: the position of a company about to run
+    def run_routes_action(game, entity)
+      { 'type' => 'run_routes', 'entity' => entity.id, 'entity_type' => entity_type(entity),
+        'id' => game.current_action_id + 1, 'routes' => [] }
+    end
+
+    def entity_type(entity)
+      if entity.corporation? then 'corporation'
+      elsif entity.minor? then 'minor'
+      else 'company'
+      end
+    end
+
     # -- the operating entity ---------------------------------------------------------------
 
     def entity_of(entity)

@@ -22,7 +22,9 @@ module Hexrail
     end
 
     def load_game(data, path)
-      raise Error, "#{path}: unknown title #{data['title'].inspect}" unless ::Engine.meta_by_title(data['title'])
+      # exactly: the engine's own look-up is fuzzy, and would take "1999" for 18 Los Angeles
+      raise Error, "#{path}: unknown title #{data['title'].inspect} (this engine has no such game)" \
+        unless ::Engine::GAME_TITLES.include?(data['title'])
 
       game = ::Engine::Game.load(data, at_action: 0)
       raise Error, "#{path}: the engine cannot set up the game: #{game.exception.message}" if game.exception
@@ -41,8 +43,11 @@ module Hexrail
       filtered, = ::Engine::Game::Base.filtered_actions(actions)
       fixture = File.basename(path)
       export = lambda do |action, index|
-        yield Position.position(game, action, index, fixture: fixture, engine_info: engine_info,
-                                                     title_state: !options[:no_title_state])
+        start = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+        position = Position.position(game, action, index, fixture: fixture, engine_info: engine_info,
+                                                          title_state: !options[:no_title_state])
+        position['export_time_s'] = (Process.clock_gettime(Process::CLOCK_MONOTONIC) - start).round(4)
+        yield position
       end
 
       case options[:which]
@@ -95,15 +100,7 @@ module Hexrail
                      "#{entity&.name || 'no entity'}); name a run_routes action with --action N or use --all"
       end
 
-      { 'type' => 'run_routes', 'entity' => entity.id, 'entity_type' => entity_type(entity),
-        'id' => game.current_action_id + 1, 'routes' => [] }
-    end
-
-    def entity_type(entity)
-      if entity.corporation? then 'corporation'
-      elsif entity.minor? then 'minor'
-      else 'company'
-      end
+      Position.run_routes_action(game, entity)
     end
 
     # The bridge leaves no trace: replaying the rest of the game reaches its recorded result
