@@ -10,6 +10,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -224,8 +225,8 @@ def test_every_corpus_game_agrees(corpus_file, name):
 # -- the auto-router adapter -------------------------------------------------------------------
 
 
-def _adapter_lines(title: str, name: str, *, every: int, process: int) -> list[dict]:
-    env = {**os.environ, "HEXRAIL_CMD": f"{shutil.which('python') or 'python'} -m hexrail"}
+def _adapter_lines(title: str, name: str, *, every: int, process: int, url: str = "") -> list[dict]:
+    env = {**os.environ, "HEXRAIL_CMD": f"{sys.executable} -m hexrail", "HEXRAIL_URL": url}
     out = subprocess.run(["ruby", str(ROOT / "tests" / "bridge" / "check_adapter.rb"), "--engine", ENGINE,
                           str(fixture(title, name)), "--every", str(every), "--process", str(process)],
                          capture_output=True, text=True, env=env, timeout=1800, check=True)
@@ -254,3 +255,20 @@ def test_adapter_routes_are_the_engines(title, name, every):
         if line.get("submitted"):
             assert line["submitted_error"] is None, line
     assert any(line.get("submitted") for line in runs)
+
+
+@needs_engine
+def test_adapter_over_http(warm_solver):
+    """The same through a running ``hexrail serve``: the engine's figures are hexrail's."""
+    from test_server import Server
+
+    server = Server("--workers", "1")
+    try:
+        server.wait_ready()
+        *runs, end = _adapter_lines("1889", "962.json", every=6, process=0, url=server.url)
+    finally:
+        server.stop()
+    assert end == {"result": True} and runs
+    for line in runs:
+        assert "error" not in line, line
+        assert line["engine"] == [line["hexrail"][0], line["hexrail"][1] or 0], line
