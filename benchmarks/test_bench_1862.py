@@ -9,6 +9,7 @@ the corpus (four and five trains of mixed variants, two or three 9F freight trai
 
 from __future__ import annotations
 
+import hexrail
 import pytest
 from corpus_cases import CORPUS, bench_case, case_ids, load_cases
 
@@ -28,3 +29,20 @@ pytestmark = pytest.mark.skipif(not POSITIONS, reason=f"1862 corpus not found in
 @pytest.mark.parametrize("key", list(CASES), ids=case_ids(CASES))
 def test_corpus_position(benchmark, key):
     bench_case(benchmark, POSITIONS[key], CASES[key])
+
+
+def test_a_time_limit_cuts_twelve_freight_trains(benchmark):
+    """Twelve 9F freight trains on a late position (211227, action 663) at a 1.5 s limit: the
+    whole call, which once ran 65 s, is what the time limit allows."""
+    from hexrail.io.g18xx import position_from_18xx
+
+    data = next((d for d in load_cases("1862", {("1862_game_end_bank.json", 663): None}).values()), None)
+    if data is None:
+        pytest.skip("position 663 of 1862_game_end_bank.json not in the corpus")
+    train = data["trains"][0]
+    pos = position_from_18xx({**data, "trains": [{**train, "id": f"9F-{k}"} for k in range(12)]})
+    hexrail.solve(hexrail.example_path("demo"))
+    plan = benchmark.pedantic(hexrail.solve, args=(pos,), kwargs={"time_limit": 1.5}, rounds=2,
+                              iterations=1)
+    benchmark.extra_info.update({"revenue": plan.revenue, "upper_bound": plan.upper_bound})
+    assert not plan.optimal and plan.upper_bound >= plan.revenue

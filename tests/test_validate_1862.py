@@ -439,6 +439,28 @@ def test_the_search_kernel_goes_on_where_it_paused(monkeypatch, warm_solver):
     assert whole.optimal and whole.value > 0
 
 
+def test_the_work_budget_stops_inside_a_node_and_the_search_goes_on_there(monkeypatch, warm_solver):
+    # One node may cost more than a whole time limit, so the kernel also stops inside a node
+    # when its work budget runs out, and sets that node up again on the next call. With
+    # budgets from one unit up, doubling each slice, nodes are cut short many times, and the
+    # search still ends at the same optimum.
+    doc = position(FIVE, ["3F", "3F", "2/3L"], tokens={"A1": ["X"], "A5": ["X"]})
+    prep = prepare(doc)
+    whole = combine_payonce(prep)
+    slices = iter(range(10**6))
+    monkeypatch.setattr(payonce._Search, "_budget", lambda self, rate, now: 1 << min(next(slices), 60))
+    search, cut = payonce.KP.search, []
+
+    def counted(board, levels, state, pause_every):
+        status = search(board, levels, state, pause_every)
+        cut.append(status == payonce.KP.PAUSED and state.ctl[payonce.KP.WORK] < 0)
+        return status
+
+    monkeypatch.setattr(payonce.KP, "search", counted)
+    assert combine_payonce(prep) == whole
+    assert sum(cut) >= 3 and whole.optimal
+
+
 def test_a_search_past_its_deadline_returns_an_honest_bound(monkeypatch, warm_solver):
     doc = position(FIVE, ["3F", "3F", "2/3L"], tokens={"A1": ["X"], "A5": ["X"]})
     prep = prepare(doc)

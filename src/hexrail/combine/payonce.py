@@ -471,14 +471,7 @@ class _Search:
     def _run_kernel(self) -> None:
         """The search from the root, in the kernel, in slices between which the deadline is
         watched."""
-        board, levels = self.board, self._levels()
-        n_set = len(self.set_trains)
-        # the most ways the set routes may form sets: orders times directions
-        options = max((levels.perm_ptr[m + 1] - levels.perm_ptr[m]) // max(m, 1)
-                      * (levels.flip_ptr[m + 1] - levels.flip_ptr[m]) for m in range(n_set + 1))
-        most = max((len(self.trains[t].keep) for t in self.order), default=0)
-        st = KP.new_state(self.n_trains, len(self.order), board.n_loc, board.n_hex, max(most, 1),
-                          int(options), n_set, KP.LEVEL if self.order else KP.LEAF)
+        board, levels, st = self._kernel_start()
         # Nodes differ in cost by orders of magnitude (a leaf with many set routes prices
         # every way they form sets): the pause adapts so that a slice takes about _SLICE.
         # A single node may cost more than the whole time limit, so the kernel also stops
@@ -487,7 +480,7 @@ class _Search:
         pause, rate = 8, _FIRST_RATE
         while True:
             t0 = time.perf_counter()
-            budget = _UNLIMITED if self.deadline is None else int(rate * max(self.deadline - t0, 0.0)) + 1
+            budget = self._budget(rate, t0)
             st.ctl[KP.WORK] = budget
             if KP.search(board, levels, st, pause) == KP.DONE:
                 break
@@ -506,6 +499,22 @@ class _Search:
         self.nodes += int(st.ctl[KP.NODES])
         self.best_value = int(st.ctl[KP.BEST])
         self.best_choice = tuple(st.best_choice.tolist())
+
+    def _budget(self, rate: float, now: float) -> int:
+        """Kernel work units for the next slice: what it gets done by the deadline at `rate`."""
+        return _UNLIMITED if self.deadline is None else int(rate * max(self.deadline - now, 0.0)) + 1
+
+    def _kernel_start(self) -> tuple[KP.Board, KP.Levels, KP.State]:
+        """The kernel's board, levels and a fresh search state at the root."""
+        board, levels = self.board, self._levels()
+        n_set = len(self.set_trains)
+        # the most ways the set routes may form sets: orders times directions
+        options = max((levels.perm_ptr[m + 1] - levels.perm_ptr[m]) // max(m, 1)
+                      * (levels.flip_ptr[m + 1] - levels.flip_ptr[m]) for m in range(n_set + 1))
+        most = max((len(self.trains[t].keep) for t in self.order), default=0)
+        st = KP.new_state(self.n_trains, len(self.order), board.n_loc, board.n_hex, max(most, 1),
+                          int(options), n_set, KP.LEVEL if self.order else KP.LEAF)
+        return board, levels, st
 
     def _same(self, t: int, u: int) -> bool:
         """Are trains t and u interchangeable (same candidates, same rules)?"""
