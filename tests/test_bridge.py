@@ -272,3 +272,22 @@ def test_adapter_over_http(warm_solver):
     for line in runs:
         assert "error" not in line, line
         assert line["engine"] == [line["hexrail"][0], line["hexrail"][1] or 0], line
+
+
+@needs_engine
+def test_a_game_in_progress_gives_the_company_about_to_run(tmp_path, capsys):
+    """A game copied mid-round (as from the Tools tab): its current position, solved."""
+    data = json.loads(fixture("1889", "962.json").read_text())
+    runs = [k for k, a in enumerate(data["actions"]) if a["type"] == "run_routes"]
+    stop = runs[20]
+    live = {**data, "actions": data["actions"][:stop], "status": "active"}
+    live.pop("result", None)
+    game = tmp_path / "live.json"
+    game.write_text(json.dumps(live))
+    (position,) = export(game, engine=ENGINE)
+    assert position["action_index"] == stop
+    assert position["entity"]["id"] == data["actions"][stop]["entity"]
+    assert position["submitted"]["routes"] == []
+    assert main(["solve", "--from", "18xx-game", str(game), "--engine", ENGINE, "--format", "json"]) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert record["optimal"] and record["entity"] == position["entity"]["id"]
