@@ -291,3 +291,41 @@ def test_a_game_in_progress_gives_the_company_about_to_run(tmp_path, capsys):
     assert main(["solve", "--from", "18xx-game", str(game), "--engine", ENGINE, "--format", "json"]) == 0
     record = json.loads(capsys.readouterr().out)
     assert record["optimal"] and record["entity"] == position["entity"]["id"]
+
+
+# one game of every title with a rules profile of its own, through a live service
+ADAPTER_GAMES = [
+    ("18SJ", "167041.json"), ("1862", "1862_game_end_bank.json"), ("1817", "1817_game_end_bankrupt.json"),
+    ("18USA", "18USA_game_end_bankrupt.json"), ("1822", "1822_game_end_stock_market.json"), ("1856", "1856_game_end_bank.json"),
+    ("1861", "167259.json"), ("1867", "21268.json"),
+    ("1870", "1870_game_end_bank.json"), ("1882", "5585.json"), ("1846", "12666.json"),
+    ("1830", "26855.json"),
+]
+
+
+@pytest.fixture(scope="module")
+def service(warm_solver):
+    from test_server import Server
+
+    server = Server("--workers", "2", "--max-time-limit", "30")
+    try:
+        server.wait_ready()
+        yield server.url
+    finally:
+        server.stop()
+
+
+@needs_engine
+@pytest.mark.slow
+@pytest.mark.parametrize("title, name", ADAPTER_GAMES)
+def test_adapter_on_every_title(service, title, name):
+    if not fixture(title, name).is_file():
+        pytest.skip(f"this engine checkout has no fixture {title}/{name}")
+    *runs, end = _adapter_lines(title, name, every=5, process=4, url=service)
+    assert end == {"result": True} and runs
+    for line in runs:
+        assert "error" not in line, line
+        revenue, subsidy, optimal = line["hexrail"]
+        assert line["engine"] == [revenue, subsidy or 0], line
+        if line.get("submitted"):
+            assert line["submitted_error"] is None, line
