@@ -29,6 +29,18 @@ module Hexrail
       [{}, ["#{mod}.state: #{e.class.name}: #{e.message}"]]
     end
 
+    # Helpers of several titles' hooks: private companies' markers (assignments)
+
+    # Does `entity` (a corporation or minor) hold the assignment `key`?
+    def assigned?(entity, key)
+      entity.respond_to?(:assigned?) && entity.assigned?(key) ? true : false
+    end
+
+    # Hexes holding the assignment `key`, in the engine's hex order
+    def assigned_hexes(game, key)
+      game.hexes.select { |hex| hex.assigned?(key) }.map(&:id)
+    end
+
     def train_facts(game, train)
       mod = for_game(game)
       mod.respond_to?(:train_facts) ? mod.train_facts(game, train) : {}

@@ -78,7 +78,7 @@ module Hexrail
       def assignment_bonus(game, entity, company, base, icon)
         id = company.id
         hexes = game.hexes.select { |hex| hex.assigned?(id) }
-        entity_assigned = assigned?(entity, id)
+        entity_assigned = Titles.assigned?(entity, id)
         out = { 'company' => id, 'key' => id, 'name' => company.name }
         out['owner'] = owner_id(company.owner) if company.owner
         out.merge!(
@@ -102,7 +102,7 @@ module Hexrail
 
       # Corporations and minors (Steamboat may be assigned to a minor) holding the assignment
       def assigned_entities(game, id)
-        (game.corporations + game.minors).select { |c| assigned?(c, id) }.map(&:id)
+        (game.corporations + game.minors).select { |c| Titles.assigned?(c, id) }.map(&:id)
       end
 
       # The entity owns the open company and still holds its corporation hex-assignment ability
@@ -127,9 +127,6 @@ module Hexrail
         end
       end
 
-      def assigned?(entity, key)
-        entity.respond_to?(:assigned?) && entity.assigned?(key) ? true : false
-      end
 
       def assignment_keys(entity)
         return [] unless entity.respond_to?(:assignments)

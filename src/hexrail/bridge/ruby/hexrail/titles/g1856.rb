@@ -14,8 +14,8 @@ module Hexrail
 
       def state(game, entity)
         port = game.port
-        port_hexes = assigned_hexes(game, port.id)
-        entitled = assigned?(entity, port.id)
+        port_hexes = Titles.assigned_hexes(game, port.id)
+        entitled = Titles.assigned?(entity, port.id)
         hex_bonuses = hex_bonuses(entity)
         {
           'port_company' => port.id,
@@ -30,14 +30,7 @@ module Hexrail
         }
       end
 
-      def assigned?(entity, key)
-        entity.respond_to?(:assigned?) && entity.assigned?(key) ? true : false
-      end
 
-      # Hexes holding the marker's assignment (0 or 1), in the engine's hex order
-      def assigned_hexes(game, key)
-        game.hexes.select { |hex| hex.assigned?(key) }.map(&:id)
-      end
 
       # Possible marker sites: the port icons disappear with event remove_tokens (first 6-train)
       def port_icon_hexes(game)

@@ -40,26 +40,19 @@ module Hexrail
       def token_state(game, corp)
         {
           'cattle_bonus' => CATTLE_BONUS,
-          'cattle_hexes' => assigned_hexes(game, CATTLE),
-          'cattle_bonus_entitled' => assigned?(corp, CATTLE),
-          'port_open_hexes' => assigned_hexes(game, PORT_OPEN),
+          'cattle_hexes' => Titles.assigned_hexes(game, CATTLE),
+          'cattle_bonus_entitled' => Titles.assigned?(corp, CATTLE),
+          'port_open_hexes' => Titles.assigned_hexes(game, PORT_OPEN),
           'port_open_owner_bonus' => PORT_OPEN_OWNER_BONUS,
           'port_open_other_bonus' => PORT_OPEN_OTHER_BONUS,
-          'port_open_entitled_owner' => assigned?(corp, PORT_OPEN),
-          'port_closed_hexes' => assigned_hexes(game, PORT_CLOSED),
+          'port_open_entitled_owner' => Titles.assigned?(corp, PORT_OPEN),
+          'port_closed_hexes' => Titles.assigned_hexes(game, PORT_CLOSED),
           'port_closed_bonus' => PORT_CLOSED_BONUS,
-          'port_closed_entitled' => assigned?(corp, PORT_CLOSED),
+          'port_closed_entitled' => Titles.assigned?(corp, PORT_CLOSED),
         }
       end
 
-      def assigned?(entity, key)
-        entity.respond_to?(:assigned?) && entity.assigned?(key) ? true : false
-      end
 
-      # Hexes holding an assignment (0 or 1), in the engine's hex order
-      def assigned_hexes(game, key)
-        game.hexes.select { |hex| hex.assigned?(key) }.map(&:id)
-      end
 
       # Which corporations hold each private token (the keys of the title's ASSIGNMENT_TOKENS);
       # tokens nobody holds are left out
