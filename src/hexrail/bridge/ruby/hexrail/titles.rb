@@ -41,6 +41,15 @@ module Hexrail
       game.hexes.select { |hex| hex.assigned?(key) }.map(&:id)
     end
 
+    # {train id => fact} over the entity's trains as the position lists them, where the block
+    # gives a fact (not nil) for the train's distance rows
+    def by_train(game, entity)
+      Position.trains_of(game, entity).each_with_object({}) do |(train, _runnable), acc|
+        fact = yield(train.distance)
+        acc[train.id] = fact if fact
+      end
+    end
+
     def train_facts(game, train)
       mod = for_game(game)
       mod.respond_to?(:train_facts) ? mod.train_facts(game, train) : {}

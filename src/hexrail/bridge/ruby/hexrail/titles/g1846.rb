@@ -152,11 +152,7 @@ module Hexrail
 
       # The entity's trains with a pay/visit row (3/5, 4/6, 7/8), as the position lists its trains
       def nm_trains(game, entity)
-        owned = entity.respond_to?(:trains) ? entity.trains : []
-        (game.route_trains(entity) | owned).each_with_object({}) do |train, acc|
-          row = nm_row(train.distance)
-          acc[train.id] = row if row
-        end
+        Titles.by_train(game, entity) { |distance| nm_row(distance) }
       end
 
       def nm_row(distance)

@@ -49,10 +49,7 @@ module Hexrail
       # compute_stops: the row with pay > 0 is paid first, every other row's kinds fill its
       # free slots
       def stop_rows(game, entity)
-        Position.trains_of(game, entity).each_with_object({}) do |(train, _runnable), acc|
-          row = stop_row(train.distance)
-          acc[train.id] = row if row
-        end
+        Titles.by_train(game, entity) { |distance| stop_row(distance) }
       end
 
       def stop_row(distance)
