@@ -218,10 +218,9 @@ def _solve_18xx_game(args: argparse.Namespace) -> int:
     from hexrail.bridge import export
     from hexrail.io.g18xx import recorded_figures, solve_record, warm_up
 
-    args.game = args.position
     fmt = _format(args)
     warmed = False
-    for k, data in enumerate(export(args.game, engine=args.engine, action=args.action,
+    for k, data in enumerate(export(args.position, engine=args.engine, action=args.action,
                                     all_runs=args.all_runs)):
         if not warmed:
             warmed = True
