@@ -75,6 +75,7 @@ class TrainData:
     track_skip_stops: bool
     bonus_on_paid: bool  # `PayRule`: tag bonuses count the paid stops, weighed in the choice
     paid_station: bool  # `PayRule`: one paid stop must be an anchor
+    passed_unpaid: bool  # `PayRule`: a city passed with a bypass is visited, never paid
     span_bonuses: tuple[OnceBonus, ...] = ()  # bonuses paid once per round (span, visits)
     # Tallies (`StopRule.tallies`): per stop and tally its count; a route's visited stops
     # must sum to within [tally_min, tally_max] per tally (`Profile.tally_limits`).
@@ -98,7 +99,8 @@ class TrainData:
                  self.node_subsidy, self.node_weight, self.node_tags, self.visit_cap, self.pay_cap,
                  self.node_end_bonus, self.hex_track_bonus,
                  np.array([self.hex_limit, self.min_stops, self.max_bypass, self.track_skip_stops,
-                           self.bonus_on_paid, self.paid_station, self.junctions_twice])]
+                           self.bonus_on_paid, self.paid_station, self.junctions_twice,
+                           self.passed_unpaid])]
         if self.tally_names:
             parts += [self.node_tally, self.tally_min, self.tally_max]
         return (b"".join(p.tobytes() for p in parts) + repr(self.bonuses).encode()
@@ -248,6 +250,7 @@ def lower_train(pos: Position, graph: TrackGraph, profile: Profile, train: Train
         node_end_bonus=end_bonus, hex_track_bonus=track_bonus,
         has_track_bonus=bool(track_bonus.any()), track_skip_stops=skip_stops,
         bonus_on_paid=pay_rule.bonuses_on_paid, paid_station=pay_rule.paid_station,
+        passed_unpaid=pay_rule.passed_unpaid,
         span_bonuses=tuple(profile.span_bonuses(pos, train)),
         tally_names=tally_names, node_tally=node_tally,
         tally_min=np.asarray([lo for _, lo, _ in limits], np.int64),

@@ -119,3 +119,4 @@ class _Walk:
     hex_runs: list[str] = field(default_factory=list)  # hexes of the paths, runs collapsed
     bypass: int = 0
     node_lanes: list[int] = field(default_factory=list)  # per node: hexside lanes crossed before
+    passed: list[NodeKey] = field(default_factory=list)  # the blocked cities passed by a bypass

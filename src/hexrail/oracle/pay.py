@@ -38,7 +38,9 @@ def _assignment(rows, stops) -> tuple[int, ...] | None:
 
 def _score_route(board: _Board, walk: _Walk, objective: str) -> ReferenceRoute | None:
     """The best way to count and pay the route's stops; None if its mandatory stops don't fit."""
-    best = _choose_pay(board, walk.stops, frozenset(), objective, walk)
+    # a city passed by a bypass uses distance; under `PayRule.passed_unpaid` it earns nothing
+    passed = frozenset(walk.passed) if board.pay_rule.passed_unpaid else frozenset()
+    best = _choose_pay(board, walk.stops, passed, objective, walk)
     if best is None:
         return None
     _, revenue, subsidy, counted, paid = best
@@ -113,7 +115,7 @@ def _choose_pay(board: _Board, stops: list[NodeKey] | tuple[NodeKey, ...],
                 members[r].append(s)
             if any(u > row.visit and row.visit < UNLIMITED for u, row in zip(used, rows)):
                 continue
-            for paid in (_every_pay(board, rows, members) if by_choice else
+            for paid in (_every_pay(board, rows, members, unpayable) if by_choice else
                          [_best_rows(board, rows, members, unpayable, objective)]):
                 if by_choice and rule.paid_station and not any(board.anchor[s] for s in paid):
                     continue
@@ -142,9 +144,11 @@ def _best_rows(board: _Board, rows, members: list[list[NodeKey]], unpayable: fro
     return paid
 
 
-def _every_pay(board: _Board, rows, members: list[list[NodeKey]]) -> Iterator[list[NodeKey]]:
-    """Every choice of paid stops: per row any `row.pay` of its stops (all, if fewer)."""
-    per_row = [list(combinations(ms, min(len(ms), row.pay))) for row, ms in zip(rows, members)]
+def _every_pay(board: _Board, rows, members: list[list[NodeKey]],
+               unpayable: frozenset[NodeKey]) -> Iterator[list[NodeKey]]:
+    """Every choice of paid stops: per row any `row.pay` of its payable stops (all, if fewer)."""
+    payable = [[s for s in ms if s not in unpayable] for ms in members]
+    per_row = [list(combinations(ms, min(len(ms), row.pay))) for row, ms in zip(rows, payable)]
     for pick in product(*per_row):
         yield [s for chosen in pick for s in chosen]
 

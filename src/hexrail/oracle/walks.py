@@ -174,7 +174,7 @@ def _walks(board: _Board, start: NodeKey, max_bypass: int, hex_limit: int,
 
 def _snapshot(walk: _Walk) -> _Walk:
     return _Walk(walk.start, list(walk.paths), list(walk.lanes), list(walk.nodes), list(walk.stops),
-                 list(walk.hex_runs), walk.bypass, list(walk.node_lanes))
+                 list(walk.hex_runs), walk.bypass, list(walk.node_lanes), list(walk.passed))
 
 
 def _mandatory(board: _Board, stops: list[NodeKey]) -> tuple[tuple[str, int], ...]:
@@ -194,6 +194,7 @@ def _leave_node(board: _Board, walk: _Walk, v: NodeKey, arrived: Path | None, gr
             if not board.soft_block(v) or walk.bypass >= max_bypass:
                 return
             spend = 1
+            walk.passed.append(v)
     walk.bypass += spend
     for pkey, end_no in board.at_node.get(v, ()):
         if pkey in walk.paths:
@@ -205,6 +206,8 @@ def _leave_node(board: _Board, walk: _Walk, v: NodeKey, arrived: Path | None, gr
             continue  # in by one path along a town's stretch and out by another: the same track
         yield from _run_path(board, walk, pkey, 1 - end_no, groups, max_bypass, hex_limit, fits)
     walk.bypass -= spend
+    if spend:
+        walk.passed.pop()
 
 
 def _enter_hex(walk: _Walk, board: _Board, hex_id: str) -> bool:

@@ -290,11 +290,14 @@ class PayRule(NamedTuple):
     ``bonuses_on_paid``: the route bonuses (`Bonus`, `SetsBonus`, `HexBonus`) count the *paid*
     stops, not the visited ones, and the choice of paid stops weighs them (1846's N/M trains,
     1867's filled slots); ``paid_station``: one paid stop must be the company's station (a
-    route with none paid earns nothing and is not run).
+    route with none paid earns nothing and is not run); ``passed_unpaid``: a city the route
+    passes through by spending a bypass is visited (it uses distance) but never paid (18USA's
+    switcher).
     """
 
     bonuses_on_paid: bool = False
     paid_station: bool = False
+    passed_unpaid: bool = False
 
 
 # How a train's routes join others end to end (`Profile.set_role`).

@@ -17,14 +17,15 @@ Great Northern     one route of the plan: +60 with stops at Seattle, Helena, Far
                    else +30 with Helena and Fargo; the best route gets it (`VisitAllBonus`)
 switcher           +1 distance (in the train's distance already) and one stop left unpaid when
                    the route's counted stops reach it: a train visiting N + 1 stops, paid for
-                   the best N, one of them a token city (`PayRule`)
+                   the best N, one of them a token city (`PayRule`); it may pass one city full
+                   of other companies' tokens, visited but never paid (the round's one bypass,
+                   `PayRule.passed_unpaid`), which no other train may pass
 rural junctions    towns costing no distance, never a route's end, never entered twice
 =================  ==========================================================================
 
 Upgrades are as the position attached them (``train_upgrades``); ones left unattached are not
-weighed. Not built: the switcher's pass through one city full of other companies' tokens, and
-the Great Northern bonus beside a switcher; a position that needs either is refused with the
-reason.
+weighed. Not built: the Great Northern bonus beside a switcher, and two switchers at once; a
+position that needs either is refused with the reason.
 """
 
 from __future__ import annotations
@@ -36,8 +37,8 @@ from hexrail.model.frozen import FrozenMap
 from hexrail.model.position import Hex, Position, Train
 from hexrail.model.tile import Node
 from hexrail.model.trains import Row, TrainSpec
-from hexrail.rules.base import (ARRAY, OBJECT, OnceBonus, PayRule, PlanRules, RouteBonus, SetsBonus,
-                                StopRule, TrackBonus, VisitAllBonus, register)
+from hexrail.rules.base import (ARRAY, BLOCKS, BYPASS, OBJECT, OnceBonus, PayRule, PlanRules,
+                                RouteBonus, SetsBonus, StopRule, TrackBonus, VisitAllBonus, register)
 from hexrail.rules.g1817 import Game1817
 
 MEXICO = ("I5", "I7", "I9", "I11", "J12", "K13")
@@ -72,11 +73,14 @@ class Game18USA(Game1817):
 
     def pay_rule(self, pos: Position, train: Train) -> PayRule:
         if _upgraded(pos, "switcher", train):
-            return PayRule(bonuses_on_paid=True, paid_station=True)
+            return PayRule(bonuses_on_paid=True, paid_station=True,
+                           passed_unpaid=_passes(pos))
         return PayRule()
 
     def stop_rule(self, pos: Position, train: Train, hex_: Hex, node: Node) -> StopRule:
         rule = super().stop_rule(pos, train, hex_, node)
+        if rule.block == BYPASS and not (_passes(pos) and _upgraded(pos, "switcher", train)):
+            rule = rule._replace(block=BLOCKS)  # only the switcher passes a full city
         if not node.is_stop:
             return rule
         rural = _refs(pos, "rural_junctions", "nodes")
@@ -120,7 +124,8 @@ class Game18USA(Game1817):
         limit = mexico.get("max_routes", 2)
         if not isinstance(limit, int) or isinstance(limit, bool):
             raise HexrailError("max_routes must be an integer", where="state.mexico")
-        return PlanRules(regions=((hexes, limit),))
+        switchers = sum(_upgraded(pos, "switcher", t) for t in pos.trains)
+        return PlanRules(regions=((hexes, limit),), max_bypass=int(switchers > 0 and _passes(pos)))
 
     def span_bonuses(self, pos: Position, train: Train) -> tuple[OnceBonus, ...]:
         gnr = pos.state.get("gnr") or {}
@@ -139,18 +144,19 @@ class Game18USA(Game1817):
             # the switcher may leave one of the stops the bonus needs unpaid
             raise HexrailError("the Great Northern bonus beside a switcher is not supported",
                                where="state.gnr")
-        for train in pos.trains:
-            if _upgraded(pos, "switcher", train) and any(
-                    h.full_for(n.index, pos.company, self.tokens_letting_by, pos.closed_companies)
-                    for h in pos.hexes for n in h.tile.nodes if n.kind == "city"):
-                raise HexrailError("a switcher may pass a city full of other companies' tokens, "
-                                   "which is not supported", where=f"train {train.id}")
+        if sum(_upgraded(pos, "switcher", t) for t in pos.trains) > 1:
+            raise HexrailError("one switcher at a time is supported", where="state.switcher")
 
 
 def _upgraded(pos: Position, upgrade: str, train: Train) -> bool:
     """Is `upgrade` (``pullman``, ``switcher``) attached to `train` this turn?"""
     trains = (pos.state.get(upgrade) or {}).get("trains") or ()
     return train.id in trains
+
+
+def _passes(pos: Position) -> bool:
+    """May the switcher pass a city full of other companies' tokens (``may_pass_one_blocked_city``)?"""
+    return bool((pos.state.get("switcher") or {}).get("may_pass_one_blocked_city", True))
 
 
 def _refs(pos: Position, key: str, field: str) -> frozenset[str]:

@@ -25,6 +25,7 @@ PAUSE = 2  # the step budget is spent: call again to go on
 
 HARD_BLOCK = 2  # never passed through (offboards, terminal ends)
 SOFT_BLOCK = 1  # passed through only by spending a bypass
+PASSED = 2  # `f_stop` of a city passed with a bypass by a train that is not paid for it
 
 N_KINDS = 4  # stop kinds: city, town, offboard, halt (`hexrail.graph.trains.KIND_INDEX`)
 N_SUBSETS = 1 << N_KINDS  # sets of kinds, by bitmask (0: the empty set): the rows' Hall sums
@@ -387,7 +388,7 @@ def _track_bonus(f_chain, f_vertex, f_stop, split, d, chain_hex_ptr, chain_hexes
     stops. `hex_seen` holds the stamp of the route that last saw each hex."""
     if skip_stop_hexes:
         for i in range(d + 1):
-            if f_stop[i] == 1:
+            if f_stop[i] != 0:  # (visited stops, paid or passed)
                 hex_seen[node_hex[f_vertex[i]]] = stamp
     total = 0
     for i in range(1, d + 1):
@@ -504,6 +505,7 @@ class TrainArrays(NamedTuple):
     track_skip_stops: bool
     bonus_on_paid: bool
     paid_station: bool
+    passed_unpaid: bool
 
 
 class RouteBuffers(NamedTuple):
@@ -564,7 +566,7 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
      node_groups, node_value, node_subsidy, node_weight, node_tags, visit_cap, pay_cap, hex_limit,
      min_stops, hex_noreenter, max_bypass, bonus_cond_ptr, bonus_cond_tag, bonus_cond_min,
      bonus_amount, bonus_group, bonus_per_count, n_bonus_groups, node_end_bonus, hex_track_bonus,
-     has_track_bonus, track_skip_stops, bonus_on_paid, paid_station) = train
+     has_track_bonus, track_skip_stops, bonus_on_paid, paid_station, passed_unpaid) = train
     (out_revenue, out_subsidy, out_bonus, out_bypass, out_crossings, out_node_ptr, out_nodes, out_paid,
      out_chain_ptr, out_chains, out_res) = out
     visited, hex_mark, cnt, frames, stops, paid, res, state, tally, chain_used = work
@@ -581,7 +583,7 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
     f_phase = frames[6]
     f_cross = frames[7]  # crossings added by arriving here
     f_bypass = frames[8]  # bypass spent leaving the previous vertex
-    f_stop = frames[9]  # 1 if this vertex is a stop of the route
+    f_stop = frames[9]  # 1 if this vertex is a stop of the route; 2: one passed, never paid
 
     # Which hex the walk is in matters only to the no-re-entry rule: skip the bookkeeping
     # when no hex has that rule.
@@ -724,6 +726,11 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
                                       chain_hexes, hex_mark, -1)
                 crossings -= f_cross[d]
                 bypass -= f_bypass[d]
+                if f_stop[d - 1] == PASSED and f_bypass[d]:
+                    # the city passed leaving frame d - 1 is no longer passed: it pays again
+                    f_stop[d - 1] = 1
+                    _tally(tally, f_vertex[d - 1], 1, node_kidx, node_cost, node_optional,
+                           node_value, node_subsidy, node_weight, node_tags, visit_cap, pay_cap)
             d -= 1
             continue
         else:
@@ -806,6 +813,11 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
                                             hex_mark, 1)
             crossings += new_cross
             bypass += spend
+            if spend and passed_unpaid and f_stop[d] == 1:
+                # a passed city still uses distance (it stays in `cnt`) but pays nothing
+                f_stop[d] = PASSED
+                _tally(tally, v, -1, node_kidx, node_cost, node_optional, node_value,
+                       node_subsidy, node_weight, node_tags, visit_cap, pay_cap)
             nd = d + 1
             f_vertex[nd] = u
             f_adj[nd] = -1 if phase == 1 else adj_ptr[u]
@@ -930,9 +942,26 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
             if vv >= n_nodes:
                 r = vertex_res[vv]
                 res[r >> 6] |= np.uint64(1) << np.uint64(r & 63)
-        for i in range(m):
-            out_nodes[n_out_nodes + i] = stops[i]
-            out_paid[n_out_nodes + i] = paid[i]
+        m_out = m
+        if passed_unpaid and bypass > 0:
+            # the stops in route order again, with the passed city among them, unpaid
+            j = 0
+            m_out = 0
+            for step in range(d):
+                i = split - 1 - step if step < split else step + 1
+                if f_stop[i] == 1:
+                    out_nodes[n_out_nodes + m_out] = stops[j]
+                    out_paid[n_out_nodes + m_out] = paid[j]
+                    j += 1
+                    m_out += 1
+                elif f_stop[i] == PASSED:
+                    out_nodes[n_out_nodes + m_out] = f_vertex[i]
+                    out_paid[n_out_nodes + m_out] = False
+                    m_out += 1
+        else:
+            for i in range(m):
+                out_nodes[n_out_nodes + i] = stops[i]
+                out_paid[n_out_nodes + i] = paid[i]
         out_revenue[n_out] = rev + bon
         out_subsidy[n_out] = sub
         out_bonus[n_out] = bon
@@ -940,7 +969,7 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
         out_crossings[n_out] = crossings
         for w in range(words):
             out_res[n_out, w] = res[w]
-        n_out_nodes += m
+        n_out_nodes += m_out
         n_out_chains += nc
         out_node_ptr[n_out + 1] = n_out_nodes
         out_chain_ptr[n_out + 1] = n_out_chains

@@ -20,7 +20,7 @@ from hexrail.validate.refs import OBJECTIVES, NodeRef, _node_str, _path_str
 from hexrail.validate.report import PlanReport, RouteReport
 from hexrail.validate.route import _cyclic_pay, _Route
 from hexrail.validate.sets import _hex_subsidies, _route_sets, _span_bonuses
-from hexrail.validate.walk import _stops
+from hexrail.validate.walk import _passed_unpaid, _stops
 
 
 def _location(board: _Board, ref: NodeRef) -> Hashable:
@@ -67,7 +67,9 @@ def _settle_declared(board: _Board, routes: list[_Route],
         if i in payable:
             pays[i] = _set_pay(board, route.train, payable[i])
             continue
-        pay = _declared_pay(board, route.train, stops, frozenset(declared))
+        passed = _passed_unpaid(board, route.train, route.walk)
+        pay = None if passed & set(declared) else _declared_pay(board, route.train, stops,
+                                                                frozenset(declared))
         if pay is None:
             route.errors.append(f"the train cannot be paid for exactly {', '.join(route.plan.paid)}")
             continue
@@ -96,6 +98,7 @@ def _settle_pay(board: _Board, routes: list[_Route],
         legal = [i for i in legal if routes[i].legal]
     stops = {i: _stops(board, routes[i].walk) for i in legal}
     candidates = {i: payable.get(i, stops[i]) for i in legal}
+    passed = {i: _passed_unpaid(board, routes[i].train, routes[i].walk) for i in legal}
     where = {ref: _location(board, ref) for i in legal for ref in candidates[i]}
     shared: dict[Hashable, list[int]] = {}
     if board.rules.stops_pay_once:
@@ -110,7 +113,8 @@ def _settle_pay(board: _Board, routes: list[_Route],
         given = dict(zip(shared, owners))
         pays = {}
         for i in legal:
-            unpayable = frozenset(ref for ref in candidates[i] if given.get(where[ref], i) != i)
+            unpayable = passed[i] | frozenset(ref for ref in candidates[i]
+                                              if given.get(where[ref], i) != i)
             if (i, unpayable) not in cache:
                 train = routes[i].train
                 cache[i, unpayable] = (_set_pay(board, train, candidates[i], unpayable)

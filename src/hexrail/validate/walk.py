@@ -161,6 +161,14 @@ def _through_errors(board: _Board, train: Train, walk: _Walk) -> tuple[list[str]
     return errors, bypassed
 
 
+def _passed_unpaid(board: _Board, train: Train, walk: _Walk) -> frozenset[NodeRef]:
+    """The cities the walk passes by a bypass when its train is never paid for them
+    (`PayRule.passed_unpaid`)."""
+    if not board.profile.pay_rule(board.pos, train).passed_unpaid:
+        return frozenset()
+    return frozenset(ref for ref, _, _ in walk.through if board.rule(train, ref).block == BYPASS)
+
+
 def _token_errors(board: _Board, train: Train, walk: _Walk) -> list[str]:
     """Rule 6: a train that needs a token visits a node where the company counts as tokened."""
     if not train.spec.requires_token:
