@@ -10,10 +10,22 @@ and optionally plots (`hexrail.bench.plots`). Units run in this process, on a lo
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from hexrail.bench.algorithms import BUILTINS, load_algorithm, normalise_spec, parse_spec
-from hexrail.bench.runner import Case, Unit, read_cases, run_unit
+if TYPE_CHECKING:  # at run time `__getattr__` loads these: ``hexrail --help`` needs none of them
+    from hexrail.bench.algorithms import BUILTINS, load_algorithm, parse_spec
+    from hexrail.bench.runner import Case, Unit, read_cases, run_unit
+
+_SOURCES = {"BUILTINS": "algorithms", "load_algorithm": "algorithms", "parse_spec": "algorithms",
+            "Case": "runner", "Unit": "runner", "read_cases": "runner", "run_unit": "runner"}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _SOURCES:
+        raise AttributeError(f"module 'hexrail.bench' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"hexrail.bench.{_SOURCES[name]}"), name)
 
 
 def bench(files: list[str | Path], algorithms: list[str], *, time_limit: float | None = None,
@@ -28,8 +40,9 @@ def bench(files: list[str | Path], algorithms: list[str], *, time_limit: float |
     >>> doc["summary"]["exact"]["optimal"], doc["summary"]["greedy"]["solved"]
     (1, 1)
     """
+    from hexrail.bench.algorithms import load_algorithm, normalise_spec, parse_spec
     from hexrail.bench.report import summarise, to_document
-    from hexrail.bench.runner import describe_case, run_dask, run_local, units_for
+    from hexrail.bench.runner import describe_case, read_cases, run_dask, run_local, units_for
 
     specs = [normalise_spec(a) for a in algorithms]
     for spec in specs:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -86,6 +86,10 @@ class TrainData:
     cyclic_runs: tuple[CyclicRun, ...] = ()  # runs over fixed patterns instead of a route
     revisits: tuple[Revisit, ...] = ()  # stops a route may run to twice (twin nodes in the graph)
     junctions_twice: bool = False  # a route may pass a junction again (`Profile.junctions_pass_twice`)
+    # The walk's cut (`_walk_bound`): a partial route worth w with k visit units left can earn at
+    # most w + cut_top[k] + cut_extra; empty when no such bound holds.
+    cut_top: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    cut_extra: int = 0
 
     @property
     def anchors(self) -> np.ndarray:
@@ -98,9 +102,10 @@ class TrainData:
                  self.node_can_end, self.node_end_class, self.node_anchor_rank, self.node_value,
                  self.node_subsidy, self.node_weight, self.node_tags, self.visit_cap, self.pay_cap,
                  self.node_end_bonus, self.hex_track_bonus,
+                 self.cut_top,
                  np.array([self.hex_limit, self.min_stops, self.max_bypass, self.track_skip_stops,
                            self.bonus_on_paid, self.paid_station, self.junctions_twice,
-                           self.passed_unpaid])]
+                           self.passed_unpaid, self.cut_extra])]
         if self.tally_names:
             parts += [self.node_tally, self.tally_min, self.tally_max]
         return (b"".join(p.tobytes() for p in parts) + repr(self.bonuses).encode()
@@ -231,6 +236,8 @@ def lower_train(pos: Position, graph: TrackGraph, profile: Profile, train: Train
         cond_ptr.append(len(cond_tag))
         b_group.append(bonus_groups.setdefault(b.group, len(bonus_groups)) if b.group else -1)
 
+    cut_top, cut_extra = _walk_bound(kidx, cost, weight, tags, tagged, tag_bit, end_bonus,
+                                     track_bonus, row_caps(spec, "visit"))
     return TrainData(
         train=train, node_kidx=kidx, node_cost=cost, node_optional=optional, node_block=block,
         node_can_end=can_end, node_end_class=end_class, node_anchor_rank=rank, node_groups=groups,
@@ -258,7 +265,37 @@ def lower_train(pos: Position, graph: TrackGraph, profile: Profile, train: Train
         cyclic_runs=tuple(profile.cyclic_runs(pos, train)),
         revisits=tuple(profile.revisits(pos)),
         junctions_twice=profile.junctions_pass_twice,
+        cut_top=cut_top, cut_extra=cut_extra,
     )
+
+
+def _walk_bound(kidx: np.ndarray, cost: np.ndarray, weight: np.ndarray, tags: np.ndarray,
+                tagged: list[Bonus], tag_bit: dict[str, int], end_bonus: np.ndarray,
+                track_bonus: np.ndarray, visit_cap: np.ndarray) -> tuple[np.ndarray, int]:
+    """What a partial walk can still add, so that the walk is cut where no extension reaches
+    the routes wanted (`enumerate_routes(min_value=...)`, `best_only`): with k visit units left,
+    at most the k best stops costing distance (``top[k]``), every stop costing none, and every
+    bonus at its most (``extra``). Sound only when no stop is worth less than nothing (a route's
+    worth is then at most the sum over its visited stops) and the train's distance is finite;
+    else no cut (an empty ``top``)."""
+    stop = kidx >= 0
+    units = int(visit_cap[N_SUBSETS - 1])
+    if not stop.any() or units >= NO_LIMIT or weight[stop].min() < 0:
+        return np.zeros(0, np.int64), 0
+    best = np.sort(weight[stop & (cost > 0)])[::-1][:units]
+    top = np.zeros(units + 1, np.int64)
+    top[1:len(best) + 1] = np.cumsum(best)
+    top[len(best) + 1:] = top[len(best)]
+    extra = int(weight[stop & (cost == 0)].sum())
+    for b in tagged:
+        if b.amount > 0 and b.per_count and b.conditions:
+            # once per stop carrying the counted tag, at most as many as a route holds
+            carry = stop & (tags & (1 << tag_bit[b.conditions[0][0]]) != 0)
+            extra += b.amount * min(int(carry.sum()), units + int((carry & (cost == 0)).sum()))
+        elif b.amount > 0:
+            extra += b.amount
+    extra += int(end_bonus.max(initial=0)) + int(track_bonus[track_bonus > 0].sum())
+    return top, extra
 
 
 def _tag_bonuses(bonuses: tuple[RouteBonus, ...]) -> tuple[list[Bonus], dict[str, list[str]]]:

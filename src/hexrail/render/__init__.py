@@ -15,9 +15,16 @@ from pathlib import Path
 from typing import Any
 
 from hexrail.errors import HexrailError
-from hexrail.render.svg import render_svg
 
 FORMATS = ("svg", "png")
+
+
+def render_svg(position: Any = None, plan: Any = None, **kwargs: Any) -> str:
+    """SVG text of a position and, if given, a plan (`hexrail.render.svg.render_svg`, loaded
+    on first use: ``hexrail --help`` does not pay for it)."""
+    from hexrail.render.svg import render_svg as draw
+
+    return draw(position, plan, **kwargs)
 
 
 def svg_to_png(svg: str, *, scale: float = 2.0, max_pixels: float | None = None) -> bytes:

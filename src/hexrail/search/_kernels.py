@@ -506,6 +506,8 @@ class TrainArrays(NamedTuple):
     bonus_on_paid: bool
     paid_station: bool
     passed_unpaid: bool
+    cut_top: np.ndarray
+    cut_extra: int
 
 
 class RouteBuffers(NamedTuple):
@@ -566,13 +568,15 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
      node_groups, node_value, node_subsidy, node_weight, node_tags, visit_cap, pay_cap, hex_limit,
      min_stops, hex_noreenter, max_bypass, bonus_cond_ptr, bonus_cond_tag, bonus_cond_min,
      bonus_amount, bonus_group, bonus_per_count, n_bonus_groups, node_end_bonus, hex_track_bonus,
-     has_track_bonus, track_skip_stops, bonus_on_paid, paid_station, passed_unpaid) = train
+     has_track_bonus, track_skip_stops, bonus_on_paid, paid_station, passed_unpaid, cut_top,
+     cut_extra) = train
     (out_revenue, out_subsidy, out_bonus, out_bypass, out_crossings, out_node_ptr, out_nodes, out_paid,
      out_chain_ptr, out_chains, out_res) = out
     visited, hex_mark, cnt, frames, stops, paid, res, state, tally, chain_used = work
     words = out_res.shape[1]
     depth_cap = frames.shape[1]
     my_rank = node_anchor_rank[anchor]
+    n_top = cut_top.shape[0]  # 0: no cut (`hexrail.graph.trains._walk_bound`)
     # frame columns, as views of the one work array
     f_vertex = frames[0]
     f_adj = frames[1]  # next adjacency slot; -1: phase-2 spawn pending
@@ -799,11 +803,25 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
                     if not hall_ok(cnt, visit_cap):
                         cnt[node_kidx[u]] -= node_cost[u]
                         continue  # too long, and longer walks through u are too
+                if n_top > 0:
+                    # the walk's cut: no route through u is worth what is wanted
+                    add = node_weight[u] if (node_optional[u] != OPTIONAL
+                                             or node_weight[u] > 0) else 0
+                    left = n_top - 1 - (cnt[0] + cnt[1] + cnt[2] + cnt[3])
+                    if tally[T_WEIGHT] + add + cut_top[left] + cut_extra < thr[0]:
+                        if node_optional[u]:
+                            n_optional -= 1
+                        else:
+                            cnt[node_kidx[u]] -= node_cost[u]
+                        continue
                 groups_used |= g
                 n_stops += 1
                 is_stop = 1
                 _tally(tally, u, 1, node_kidx, node_cost, node_optional, node_value,
                        node_subsidy, node_weight, node_tags, visit_cap, pay_cap)
+            elif n_top > 0 and tally[T_WEIGHT] + cut_extra + cut_top[
+                    n_top - 1 - (cnt[0] + cnt[1] + cnt[2] + cnt[3])] < thr[0]:
+                continue  # (the wanted worth rose since the last stop: `best_only`)
             visited[u] = True
             if has_again:
                 chain_used[c] = True
