@@ -1,0 +1,37 @@
+"""Start-up and the other solvers' positions: ``hexrail --help`` as a whole process (it loads
+no numba, numpy or renderer), and navig18xx's 1867 final round (../shared/bench, read at run
+time), each proven at the optimum its README gives."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import hexrail
+
+BENCH = Path(os.environ.get("HEXRAIL_BENCH") or Path(__file__).resolve().parents[2] / "shared" / "bench")
+# navig18xx's example game, final round: the optimum per company (../shared/bench/README.md)
+FINAL_ROUND = {"1867_bc_GW.json": 840, "1867_bc_CO.json": 900, "1867_bc_CNR.json": 1150}
+
+
+def test_help_process(benchmark):
+    cmd = [sys.executable, "-m", "hexrail", "--help"]
+    result = benchmark.pedantic(lambda: subprocess.run(cmd, check=True, capture_output=True),
+                                rounds=5, iterations=1)
+    assert b"usage: hexrail" in result.stdout
+
+
+@pytest.mark.parametrize("name", sorted(FINAL_ROUND))
+def test_1867_final_round(benchmark, name):
+    path = BENCH / name
+    if not path.exists():
+        pytest.skip(f"no {path}: the shared benchmark positions are not on this machine")
+    pos = hexrail.load_position(path)
+    hexrail.solve(pos)  # compile and load the kernels outside the timing
+    plan = benchmark(hexrail.solve, pos)
+    benchmark.extra_info["timings"] = plan.timings
+    assert plan.optimal and plan.revenue == FINAL_ROUND[name]
