@@ -280,6 +280,10 @@ def _visit_bonuses_as_paid(prep: Prepared, routes: list[RoutePlan]) -> list[Rout
     return routes
 
 
+# Of a time limit, the share the route walks may use (the rest is for choosing the plan).
+ENUMERATE_SHARE = 0.8
+
+
 def solve(position: Any, time_limit: float | None = None, *, objective: str = "income") -> Plan:
     """The best routes for the operating company's trains.
 
@@ -302,7 +306,10 @@ def solve(position: Any, time_limit: float | None = None, *, objective: str = "i
     """
     start = time.perf_counter()
     deadline = None if time_limit is None else start + time_limit
-    prep = prepare(position, objective=objective, deadline=deadline, narrow=True)
+    # The walk stops early enough to leave the rest of the call (sorting what it found, the
+    # plan rules' tables over the candidates, the combiner) a share of the limit.
+    walk_deadline = None if time_limit is None else start + ENUMERATE_SHARE * time_limit
+    prep = prepare(position, objective=objective, deadline=walk_deadline, narrow=True)
     t2 = time.perf_counter()
     sel = choose(prep, deadline=deadline)
     prep.timings["combine"] = time.perf_counter() - t2
@@ -310,7 +317,7 @@ def solve(position: Any, time_limit: float | None = None, *, objective: str = "i
         # The greedy plan broke a plan rule (e.g. the home route): the best plan found is a
         # floor that holds, and the routes that can beat it are all there in a second pass.
         timings = prep.timings
-        prep = prepare(position, objective=objective, deadline=deadline, narrow=True,
+        prep = prepare(position, objective=objective, deadline=walk_deadline, narrow=True,
                        floor=sel.value)
         t3 = time.perf_counter()
         sel = choose(prep, deadline=deadline)
