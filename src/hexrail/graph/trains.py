@@ -90,6 +90,25 @@ class TrainData:
     # most w + cut_top[k] + cut_extra; empty when no such bound holds.
     cut_top: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     cut_extra: int = 0
+    # Its sharper form where every stop costing distance costs one unit (`_reach_bound`): the
+    # stops worth something in ``reach_order`` (best first) count only if they are close
+    # enough to the walk's ends, by ``reach_dist[x, s]``: the fewest units any track from
+    # vertex x to stop s uses (s included). Empty: the plain cut only.
+    # The bonuses counted per stop (a tag's amount for each stop carrying it) at most, per node:
+    # the cuts count them with the stop.
+    node_bound: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    # Its sharper form where every stop costing distance costs one unit (`_reach_bound`): the
+    # stops worth something in ``reach_order`` (best first) count only if they are close
+    # enough to the walk's ends, by ``reach_dist[x, s]``: the fewest units any track from
+    # vertex x to vertex s uses (s included); a hex's track bonus (``reach_hexes``,
+    # ``reach_hex_amount``) only if the walk runs there or can, by ``reach_hex_dist[x, i]``;
+    # the other bonuses at their most (``reach_extra``). Empty: the plain cut only.
+    reach_order: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    reach_dist: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.int16))
+    reach_extra: int = 0
+    reach_hexes: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    reach_hex_amount: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    reach_hex_dist: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.int16))
 
     @property
     def anchors(self) -> np.ndarray:
@@ -236,8 +255,10 @@ def lower_train(pos: Position, graph: TrackGraph, profile: Profile, train: Train
         cond_ptr.append(len(cond_tag))
         b_group.append(bonus_groups.setdefault(b.group, len(bonus_groups)) if b.group else -1)
 
-    cut_top, cut_extra = _walk_bound(kidx, cost, weight, tags, tagged, tag_bit, end_bonus,
-                                     track_bonus, row_caps(spec, "visit"))
+    cut_top, cut_extra, node_bound = _walk_bound(kidx, cost, weight, tags, tagged, tag_bit,
+                                                 end_bonus, track_bonus, row_caps(spec, "visit"))
+    reach = _reach_bound(graph, kidx, cost, optional, block, weight + node_bound, cut_top,
+                         cut_extra, track_bonus, plan.max_bypass)
     return TrainData(
         train=train, node_kidx=kidx, node_cost=cost, node_optional=optional, node_block=block,
         node_can_end=can_end, node_end_class=end_class, node_anchor_rank=rank, node_groups=groups,
@@ -265,37 +286,76 @@ def lower_train(pos: Position, graph: TrackGraph, profile: Profile, train: Train
         cyclic_runs=tuple(profile.cyclic_runs(pos, train)),
         revisits=tuple(profile.revisits(pos)),
         junctions_twice=profile.junctions_pass_twice,
-        cut_top=cut_top, cut_extra=cut_extra,
+        cut_top=cut_top, cut_extra=cut_extra, node_bound=node_bound, **reach,
     )
 
 
 def _walk_bound(kidx: np.ndarray, cost: np.ndarray, weight: np.ndarray, tags: np.ndarray,
                 tagged: list[Bonus], tag_bit: dict[str, int], end_bonus: np.ndarray,
-                track_bonus: np.ndarray, visit_cap: np.ndarray) -> tuple[np.ndarray, int]:
+                track_bonus: np.ndarray, visit_cap: np.ndarray
+                ) -> tuple[np.ndarray, int, np.ndarray]:
     """What a partial walk can still add, so that the walk is cut where no extension reaches
     the routes wanted (`enumerate_routes(min_value=...)`, `best_only`): with k visit units left,
     at most the k best stops costing distance (``top[k]``), every stop costing none, and every
-    bonus at its most (``extra``). Sound only when no stop is worth less than nothing (a route's
-    worth is then at most the sum over its visited stops) and the train's distance is finite;
-    else no cut (an empty ``top``)."""
+    bonus at its most (``extra``). A bonus counted per stop carrying a tag is counted with
+    each such stop (``bound``, per node). Sound only when no stop is worth less than nothing (a
+    route's worth is then at most the sum over its visited stops) and the train's distance is
+    finite; else no cut (an empty ``top``)."""
     stop = kidx >= 0
     units = int(visit_cap[N_SUBSETS - 1])
+    bound = np.zeros(len(kidx), np.int64)
     if not stop.any() or units >= NO_LIMIT or weight[stop].min() < 0:
-        return np.zeros(0, np.int64), 0
-    best = np.sort(weight[stop & (cost > 0)])[::-1][:units]
+        return np.zeros(0, np.int64), 0, bound
+    extra = 0
+    for b in tagged:
+        if b.amount > 0 and b.per_count and b.conditions:
+            bound[stop & (tags & (1 << tag_bit[b.conditions[0][0]]) != 0)] += b.amount
+        elif b.amount > 0:
+            extra += b.amount
+    worth = weight + bound
+    best = np.sort(worth[stop & (cost > 0)])[::-1][:units]
     top = np.zeros(units + 1, np.int64)
     top[1:len(best) + 1] = np.cumsum(best)
     top[len(best) + 1:] = top[len(best)]
-    extra = int(weight[stop & (cost == 0)].sum())
-    for b in tagged:
-        if b.amount > 0 and b.per_count and b.conditions:
-            # once per stop carrying the counted tag, at most as many as a route holds
-            carry = stop & (tags & (1 << tag_bit[b.conditions[0][0]]) != 0)
-            extra += b.amount * min(int(carry.sum()), units + int((carry & (cost == 0)).sum()))
-        elif b.amount > 0:
-            extra += b.amount
+    extra += int(worth[stop & (cost == 0)].sum())
     extra += int(end_bonus.max(initial=0)) + int(track_bonus[track_bonus > 0].sum())
-    return top, extra
+    return top, extra, bound
+
+
+def _reach_bound(graph: TrackGraph, kidx: np.ndarray, cost: np.ndarray, optional: np.ndarray,
+                 block: np.ndarray, worth: np.ndarray, cut_top: np.ndarray, cut_extra: int,
+                 track_bonus: np.ndarray, max_bypass: int) -> dict:
+    """The walk's sharper cut (`TrainData.reach_order` ...), where it holds: with k units left
+    a walk can add only stops it can still reach, and only one of them as far as k units, two
+    within k - 1, ... from its ends (the current end and, while arm 1 runs, the anchor arm 2
+    leaves from); a hex's track bonus only where it runs already or can still run. Distances
+    count the units of the stops on the way and ignore every rule but the stops a train may
+    never pass, so they are never more than a walk spends. Sound where the plain cut is and
+    every stop costing distance costs one unit and counts whenever visited (N trains)."""
+    stop = kidx >= 0
+    units = len(cut_top) - 1
+    if not len(cut_top) or units > 62 or ((cost[stop] > 1) & (cost[stop] <= units)).any() \
+            or (optional[stop] != 0).any():
+        return {}
+    order = np.flatnonzero(stop & (cost == 1) & (worth > 0))
+    order = order[np.argsort(-worth[order], kind="stable")]
+    from hexrail.search._kernels import HARD_BLOCK, SOFT_BLOCK, reach_distances
+
+    shut = (block == HARD_BLOCK) | ((block == SOFT_BLOCK) & (max_bypass == 0))
+    step = np.where(stop, cost, 0).astype(np.int64)
+    dist = reach_distances(graph.adj_ptr, graph.adj_chain, graph.adj_end, graph.chain_ends,
+                           graph.n_nodes, step, shut)
+    hexes = np.flatnonzero(track_bonus > 0)
+    hex_dist = np.full((dist.shape[0], len(hexes)), np.iinfo(np.int16).max, np.int16)
+    chain_of = np.repeat(np.arange(len(graph.chain_ends)), np.diff(graph.chain_hex_ptr))
+    for i, h in enumerate(hexes.tolist()):
+        ends = graph.chain_ends[chain_of[graph.chain_hexes == h]].ravel()
+        if len(ends):  # (a hex's track bonus is reached at either end of a chain running there)
+            hex_dist[:, i] = dist[:, ends].min(axis=1)
+    return {"reach_order": order.astype(np.int64), "reach_dist": dist,
+            "reach_extra": cut_extra - int(track_bonus[hexes].sum()),
+            "reach_hexes": hexes.astype(np.int64), "reach_hex_amount": track_bonus[hexes],
+            "reach_hex_dist": hex_dist}
 
 
 def _tag_bonuses(bonuses: tuple[RouteBonus, ...]) -> tuple[list[Bonus], dict[str, list[str]]]:

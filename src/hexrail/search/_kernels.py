@@ -302,7 +302,8 @@ T_PAY = T_REVENUE + 3  # [T_PAY, T_PAY + N_SUBSETS): their load on the pay rows 
 T_VISIT = T_PAY + N_SUBSETS  # ... and their visit cost on the visit rows
 T_PAY_OVER = T_VISIT + N_SUBSETS  # how many kind subsets are loaded past their pay cap
 T_VISIT_OVER = T_PAY_OVER + 1  # ... past their visit cap
-TALLY = T_VISIT_OVER + 1  # the array's length
+T_BOUND = T_VISIT_OVER + 1  # what the per-stop bonuses of the visited stops add at most
+TALLY = T_BOUND + 1  # the array's length
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -322,7 +323,7 @@ def _load(tally, base, over, cap, k, amount):
 
 @njit(cache=True, nogil=True, inline="always")
 def _tally(tally, s, sign, node_kidx, node_cost, node_optional, node_value, node_subsidy,
-           node_weight, node_tags, visit_cap, pay_cap):
+           node_weight, node_tags, node_bound, visit_cap, pay_cap):
     """Move stop s into (sign 1) or out of (sign -1) the walk's running tallies, so that a
     route's value is known without looking at its stops when it may count all of them:
 
@@ -330,7 +331,8 @@ def _tally(tally, s, sign, node_kidx, node_cost, node_optional, node_value, node
     stops worth counting (mandatory and FIRST stops, optional ones worth something; ``T_REVENUE``, ``T_SUBSIDY``, ``T_WEIGHT``); their
     load on the pay rows and their visit cost on the visit rows, per kind subset (the Hall
     sums, ``T_PAY``, ``T_VISIT``), and how many subsets are over their cap (``T_PAY_OVER``,
-    ``T_VISIT_OVER``). Both 0: every stop worth counting is counted and paid.
+    ``T_VISIT_OVER``). Both 0: every stop worth counting is counted and paid. And what the
+    bonuses counted per stop add at most for the visited stops (``T_BOUND``, for the walk's cut).
     """
     if node_optional[s] != OPTIONAL or node_weight[s] > 0:  # worth counting
         k = node_kidx[s]
@@ -339,6 +341,7 @@ def _tally(tally, s, sign, node_kidx, node_cost, node_optional, node_value, node
         tally[T_WEIGHT] += sign * node_weight[s]
         _load(tally, T_PAY, T_PAY_OVER, pay_cap, k, sign)
         _load(tally, T_VISIT, T_VISIT_OVER, visit_cap, k, sign * node_cost[s])
+    tally[T_BOUND] += sign * node_bound[s]
     t = node_tags[s]
     b = 0
     while t:
@@ -451,6 +454,93 @@ def _holds(forbid, chain_res, c, vertex_res, u, n_nodes):
     return False
 
 
+REACH_FAR = 1 << 14  # `reach_distances` of a stop no track reaches
+
+
+@njit(cache=True, nogil=True)
+def reach_distances(adj_ptr, adj_chain, adj_end, chain_ends, n_nodes, step, shut):
+    """Per vertices x and s, the fewest units (`step` of the nodes entered, s included)
+    along any track from x to s, passing no node that is `shut`; REACH_FAR if none. A 0-1
+    breadth-first search from every vertex."""
+    n_vertices = adj_ptr.shape[0] - 1
+    dist = np.full((n_vertices, n_vertices), REACH_FAR, np.int16)
+    d = np.empty(n_vertices, np.int64)
+    queue = np.empty(2 * n_vertices + 2, np.int64)  # a deque: 0 steps in front, 1 behind
+    for x in range(n_vertices):
+        d[:] = REACH_FAR
+        d[x] = 0
+        head = n_vertices
+        tail = n_vertices
+        queue[tail] = x
+        tail += 1
+        while head < tail:
+            v = queue[head]
+            head += 1
+            if v != x and v < n_nodes and shut[v]:
+                continue  # reached, never passed
+            for slot in range(adj_ptr[v], adj_ptr[v + 1]):
+                c = adj_chain[slot]
+                u = chain_ends[c, 1 - adj_end[slot]]
+                w = step[u] if u < n_nodes else 0
+                if d[v] + w < d[u]:
+                    d[u] = d[v] + w
+                    if w == 0:
+                        head -= 1
+                        queue[head] = u
+                    else:
+                        queue[tail] = u
+                        tail += 1
+        for s in range(n_vertices):
+            dist[x, s] = min(d[s], REACH_FAR)
+    return dist
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _count_hexes(track_cnt, c, chain_hex_ptr, chain_hexes, delta):
+    for j in range(chain_hex_ptr[c], chain_hex_ptr[c + 1]):
+        track_cnt[chain_hexes[j]] += delta
+
+
+@njit(cache=True, nogil=True)
+def _reach_cut(left, u, t, visited, track_cnt, node_weight, node_bound, reach_order, reach_dist,
+               reach_hexes, reach_hex_amount, reach_hex_dist):
+    """At most what `left` more units add to a walk whose ends are u and t (-1: u alone), but
+    for the bonuses counted at their most: the best stops not on the walk, each given its own
+    unit among 1..left no nearer than its distance from an end, by worth, each in the nearest
+    free unit (exact for such nested choices); and the track bonus of every hex the walk runs
+    in (`track_cnt`) or can still reach."""
+    total = 0
+    for i in range(reach_hexes.shape[0]):
+        dd = np.int64(reach_hex_dist[u, i])
+        if t >= 0:
+            dd = min(dd, np.int64(reach_hex_dist[t, i]))
+        if track_cnt[reach_hexes[i]] > 0 or dd <= left:
+            total += reach_hex_amount[i]
+    if left <= 0:
+        return total
+    free = (np.int64(1) << left) - 1  # bit j: unit j + 1 still free
+    taken = 0
+    for i in range(reach_order.shape[0]):
+        s = reach_order[i]
+        if visited[s] or s == u:
+            continue
+        dd = np.int64(reach_dist[u, s])
+        if t >= 0:
+            dd = min(dd, np.int64(reach_dist[t, s]))
+        if dd > left:
+            continue
+        avail = free >> (dd - 1)
+        if avail == 0:
+            continue
+        low = avail & -avail
+        free &= ~(low << (dd - 1))
+        total += node_weight[s] + node_bound[s]
+        taken += 1
+        if taken == left:
+            break
+    return total
+
+
 class TrackArrays(NamedTuple):
     """The compiled track (`hexrail.graph.track.TrackGraph`) as the walk reads it."""
 
@@ -508,6 +598,13 @@ class TrainArrays(NamedTuple):
     passed_unpaid: bool
     cut_top: np.ndarray
     cut_extra: int
+    node_bound: np.ndarray
+    reach_order: np.ndarray
+    reach_dist: np.ndarray
+    reach_extra: int
+    reach_hexes: np.ndarray
+    reach_hex_amount: np.ndarray
+    reach_hex_dist: np.ndarray
 
 
 class RouteBuffers(NamedTuple):
@@ -569,7 +666,8 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
      min_stops, hex_noreenter, max_bypass, bonus_cond_ptr, bonus_cond_tag, bonus_cond_min,
      bonus_amount, bonus_group, bonus_per_count, n_bonus_groups, node_end_bonus, hex_track_bonus,
      has_track_bonus, track_skip_stops, bonus_on_paid, paid_station, passed_unpaid, cut_top,
-     cut_extra) = train
+     cut_extra, node_bound, reach_order, reach_dist, reach_extra, reach_hexes, reach_hex_amount,
+     reach_hex_dist) = train
     (out_revenue, out_subsidy, out_bonus, out_bypass, out_crossings, out_node_ptr, out_nodes, out_paid,
      out_chain_ptr, out_chains, out_res) = out
     visited, hex_mark, cnt, frames, stops, paid, res, state, tally, chain_used = work
@@ -577,6 +675,8 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
     depth_cap = frames.shape[1]
     my_rank = node_anchor_rank[anchor]
     n_top = cut_top.shape[0]  # 0: no cut (`hexrail.graph.trains._walk_bound`)
+    # the sharper cut (`_reach_cut`), where the train has one and routes are narrowed
+    n_reach = reach_dist.shape[0] if n_top > 0 and thr[0] > -(1 << 61) else 0
     # frame columns, as views of the one work array
     f_vertex = frames[0]
     f_adj = frames[1]  # next adjacency slot; -1: phase-2 spawn pending
@@ -626,6 +726,13 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
 
     if state[0] == -2:
         return OK, n_out, n_out_nodes, n_out_chains
+    # per hex, how many of the walk's chains run in it, for the sharper cut's track bonus
+    # (rebuilt from the frames when the walk goes on)
+    track_cnt = np.zeros(n_hexes if n_reach > 0 and reach_hexes.shape[0] > 0 else 0, np.int32)
+    if track_cnt.shape[0] > 0 and state[0] >= 0:
+        for i in range(1, state[0] + 1):
+            if f_chain[i] != -1:  # (the phase-2 root arrives by no chain)
+                _count_hexes(track_cnt, f_chain[i], chain_hex_ptr, chain_hexes, 1)
     if state[0] == -1:
         # start: frame 0 is the anchor
         visited[:] = False
@@ -636,7 +743,7 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
         hex_mark[node_hex[anchor]] += 1
         tally[:] = 0
         _tally(tally, anchor, 1, node_kidx, node_cost, node_optional, node_value, node_subsidy,
-               node_weight, node_tags, visit_cap, pay_cap)
+               node_weight, node_tags, node_bound, visit_cap, pay_cap)
         n_optional = 0
         if node_optional[anchor]:
             n_optional += 1
@@ -716,13 +823,15 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
                 if f_stop[d] == 1:
                     n_stops -= 1
                     _tally(tally, v, -1, node_kidx, node_cost, node_optional, node_value,
-                           node_subsidy, node_weight, node_tags, visit_cap, pay_cap)
+                           node_subsidy, node_weight, node_tags, node_bound, visit_cap, pay_cap)
                     if node_optional[v]:
                         n_optional -= 1
                     else:
                         cnt[node_kidx[v]] -= node_cost[v]
                     groups_used &= ~node_groups[v]
                 visited[v] = False
+                if track_cnt.shape[0] > 0:
+                    _count_hexes(track_cnt, f_chain[d], chain_hex_ptr, chain_hexes, -1)
                 if has_again:
                     chain_used[f_chain[d]] = False
                 if track_hexes:
@@ -734,7 +843,7 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
                     # the city passed leaving frame d - 1 is no longer passed: it pays again
                     f_stop[d - 1] = 1
                     _tally(tally, f_vertex[d - 1], 1, node_kidx, node_cost, node_optional,
-                           node_value, node_subsidy, node_weight, node_tags, visit_cap, pay_cap)
+                           node_value, node_subsidy, node_weight, node_tags, node_bound, visit_cap, pay_cap)
             d -= 1
             continue
         else:
@@ -808,7 +917,12 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
                     add = node_weight[u] if (node_optional[u] != OPTIONAL
                                              or node_weight[u] > 0) else 0
                     left = n_top - 1 - (cnt[0] + cnt[1] + cnt[2] + cnt[3])
-                    if tally[T_WEIGHT] + add + cut_top[left] + cut_extra < thr[0]:
+                    add += node_bound[u] + tally[T_WEIGHT] + tally[T_BOUND]
+                    if add + cut_top[left] + cut_extra < thr[0] or (
+                            n_reach > 0 and add + reach_extra + _reach_cut(
+                                left, u, anchor if phase == 1 else -1, visited, track_cnt,
+                                node_weight, node_bound, reach_order, reach_dist, reach_hexes,
+                                reach_hex_amount, reach_hex_dist) < thr[0]):
                         if node_optional[u]:
                             n_optional -= 1
                         else:
@@ -818,11 +932,18 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
                 n_stops += 1
                 is_stop = 1
                 _tally(tally, u, 1, node_kidx, node_cost, node_optional, node_value,
-                       node_subsidy, node_weight, node_tags, visit_cap, pay_cap)
-            elif n_top > 0 and tally[T_WEIGHT] + cut_extra + cut_top[
-                    n_top - 1 - (cnt[0] + cnt[1] + cnt[2] + cnt[3])] < thr[0]:
-                continue  # (the wanted worth rose since the last stop: `best_only`)
+                       node_subsidy, node_weight, node_tags, node_bound, visit_cap, pay_cap)
+            elif n_top > 0 and (tally[T_WEIGHT] + tally[T_BOUND] + cut_extra + cut_top[
+                    n_top - 1 - (cnt[0] + cnt[1] + cnt[2] + cnt[3])] < thr[0] or (
+                    n_reach > 0 and tally[T_WEIGHT] + tally[T_BOUND] + reach_extra + _reach_cut(
+                        n_top - 1 - (cnt[0] + cnt[1] + cnt[2] + cnt[3]), u,
+                        anchor if phase == 1 else -1, visited, track_cnt, node_weight,
+                        node_bound, reach_order, reach_dist, reach_hexes, reach_hex_amount,
+                        reach_hex_dist) < thr[0])):
+                continue  # (the wanted worth rose since the last stop, or the walk moved away)
             visited[u] = True
+            if track_cnt.shape[0] > 0:
+                _count_hexes(track_cnt, c, chain_hex_ptr, chain_hexes, 1)
             if has_again:
                 chain_used[c] = True
             new_hex = -1
@@ -835,7 +956,7 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
                 # a passed city still uses distance (it stays in `cnt`) but pays nothing
                 f_stop[d] = PASSED
                 _tally(tally, v, -1, node_kidx, node_cost, node_optional, node_value,
-                       node_subsidy, node_weight, node_tags, visit_cap, pay_cap)
+                       node_subsidy, node_weight, node_tags, node_bound, visit_cap, pay_cap)
             nd = d + 1
             f_vertex[nd] = u
             f_adj[nd] = -1 if phase == 1 else adj_ptr[u]
