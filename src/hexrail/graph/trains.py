@@ -339,14 +339,14 @@ def _reach_bound(graph: TrackGraph, kidx: np.ndarray, cost: np.ndarray, optional
         return {}
     order = np.flatnonzero(stop & (cost == 1) & (worth > 0))
     order = order[np.argsort(-worth[order], kind="stable")]
-    from hexrail.search._kernels import HARD_BLOCK, SOFT_BLOCK, reach_distances
+    from hexrail.search._kernels import HARD_BLOCK, REACH_FAR, SOFT_BLOCK, reach_distances
 
     shut = (block == HARD_BLOCK) | ((block == SOFT_BLOCK) & (max_bypass == 0))
     step = np.where(stop, cost, 0).astype(np.int64)
     dist = reach_distances(graph.adj_ptr, graph.adj_chain, graph.adj_end, graph.chain_ends,
                            graph.n_nodes, step, shut)
     hexes = np.flatnonzero(track_bonus > 0)
-    hex_dist = np.full((dist.shape[0], len(hexes)), np.iinfo(np.int16).max, np.int16)
+    hex_dist = np.full((dist.shape[0], len(hexes)), REACH_FAR, np.int16)
     chain_of = np.repeat(np.arange(len(graph.chain_ends)), np.diff(graph.chain_hex_ptr))
     for i, h in enumerate(hexes.tolist()):
         ends = graph.chain_ends[chain_of[graph.chain_hexes == h]].ravel()

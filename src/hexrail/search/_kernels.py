@@ -465,17 +465,25 @@ def reach_distances(adj_ptr, adj_chain, adj_end, chain_ends, n_nodes, step, shut
     n_vertices = adj_ptr.shape[0] - 1
     dist = np.full((n_vertices, n_vertices), REACH_FAR, np.int16)
     d = np.empty(n_vertices, np.int64)
-    queue = np.empty(2 * n_vertices + 2, np.int64)  # a deque: 0 steps in front, 1 behind
+    done = np.empty(n_vertices, np.bool_)
+    # a deque (0 steps pushed in front, 1 behind); each vertex is expanded once, so pushes are
+    # at most one per adjacency slot on either side
+    room = adj_chain.shape[0] + 1
+    queue = np.empty(2 * room + 1, np.int64)
     for x in range(n_vertices):
         d[:] = REACH_FAR
+        done[:] = False
         d[x] = 0
-        head = n_vertices
-        tail = n_vertices
+        head = room
+        tail = room
         queue[tail] = x
         tail += 1
         while head < tail:
             v = queue[head]
             head += 1
+            if done[v]:
+                continue  # (an earlier, longer push of v)
+            done[v] = True
             if v != x and v < n_nodes and shut[v]:
                 continue  # reached, never passed
             for slot in range(adj_ptr[v], adj_ptr[v + 1]):
