@@ -38,6 +38,20 @@ def _first_free(start, stop, res, mask):
 
 
 @njit(cache=True, nogil=True)
+def _first_at_most(value, start, stop, limit):
+    """The first index in [start, stop) whose value is at most `limit` (values sorted
+    descending), or stop."""
+    lo, hi = start, stop
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if value[mid] > limit:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@njit(cache=True, nogil=True)
 def routes_meet(stop_bits, rows):
     """Do the routes ``stop_bits[rows]`` (bitsets of their stops) form one graph through
     shared stops? Every combiner asks this one function."""
@@ -181,8 +195,13 @@ def branch_and_bound(train_ptr, value, res, same_as_prev, suffix_max,
             start = lo2 + hint[t, t + 1]
             if same_as_prev[t + 1]:
                 start = max(start, lo2 + found + 1 if found < n else lo2 + n2)
-            j = _first_free(start, lo2 + n2, res, used[t + 1])
+            # only candidates that beat the incumbent are worth a look: sorted, so they
+            # are a prefix, found by bisection
+            stop = _first_at_most(value, start, lo2 + n2, best - cur[t + 1])
+            j = _first_free(start, stop, res, used[t + 1])
             nodes += j - start
+            if j == stop:
+                j = lo2 + n2  # none beats the incumbent: idle is all this path can add
             total = cur[t + 1] + (value[j] if j < lo2 + n2 else 0)
             if total > best:
                 best = total
@@ -193,11 +212,21 @@ def branch_and_bound(train_ptr, value, res, same_as_prev, suffix_max,
         # tighter bound: each later train's best route that avoids what is taken so far
         bound = cur[t + 1]
         for s in range(t + 1, n_levels):
-            j = _first_free(train_ptr[s] + hint[t, s], train_ptr[s + 1], res, used[t + 1])
-            nodes += j - train_ptr[s] - hint[t, s]
-            hint[t + 1, s] = j - train_ptr[s]
-            if j < train_ptr[s + 1]:
-                bound += value[j]
+            # a candidate of level s helps the bound past the incumbent only if it is worth
+            # more than what the levels after it could still miss: scan those alone
+            start = train_ptr[s] + hint[t, s]
+            need = best - bound - suffix_max[s + 1]
+            stop = _first_at_most(value, start, train_ptr[s + 1], need)
+            j = _first_free(start, stop, res, used[t + 1])
+            nodes += j - start
+            hint[t + 1, s] = j - train_ptr[s]  # all before j clash
+            if j < stop:
+                bound += max(value[j], 0)  # idling is allowed too
+            elif need >= 0:
+                # level s adds at most `need` (or idles): this path cannot beat the incumbent
+                bound = best
+                break
+            # else idling (0) beats every candidate left: level s adds nothing
         if bound <= best:
             continue
         idx[t + 1] = -1

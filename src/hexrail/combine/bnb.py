@@ -65,6 +65,8 @@ def combine_disjoint(values: list[np.ndarray], res: list[np.ndarray], groups: li
     n_all = int(ptr[-1])
     cand_meets = np.zeros(n_all, np.int64)
     limits = np.zeros(0, np.int64) if region_limits is None else region_limits
+    if (limits >= n_trains).all():
+        limits = limits[:0]  # no region can hold more routes than the plan has: no rule
     if required or len(limits):
         cand_meets = np.concatenate([meets[t] for t in order]) if n_all else cand_meets
     stop_words = max((s.shape[1] for s in stops), default=1) if stops is not None else 1
