@@ -24,6 +24,7 @@ from hexrail.rules.base import VisitAllBonus, VisitBonus
 from hexrail.search.narrow import least_values
 from hexrail.search.routes import (
     Candidates,
+    Partner,
     enumerate_routes,
     no_routes,
     with_cyclic_runs,
@@ -82,20 +83,40 @@ def prepare(position: Any, *, objective: str = "income", deadline: float | None 
                     for td in trains))
     least: dict[int, int | None] = {g: None for g in first}
     best: dict[int, Candidates] = {}
+    # a floor the caller gives is what the plan rules allow: it stays (see `solve`)
+    floor_may_rise = floor is None
     if additive and trains:
         floor, least, best = least_values(next(iter(graphs.values())), trains, groups, first,
                                           idle, rules.max_bypass == 1, objective, deadline, floor)
     else:
         floor = None
     cache: dict[int, Candidates] = {}
-    for g, t in first.items():
+    # Where every train is alone in its group and routes share no track, the train with the
+    # best route walks last, beside the others' routes (`enumerate_routes(partners=...)`).
+    last = max((g for g in first if g not in idle), default=None,
+               key=lambda g: best[g].value(objective)[0] if len(best[g]) else 0) if (
+        floor is not None and len(first) == len(groups) and len(first) - len(idle) >= 2
+        and not rules.share_track
+        and len({profile.track_group(pos, td.train) for td in trains}) == 1) else None
+    for g, t in sorted(first.items(), key=lambda item: item[0] == last):
         graph = graphs[trains[t].train.spec.track]
         if g in idle:
             cache[g] = no_routes(graph.chain_res.shape[1])
         elif g in best and len(best[g]) and least[g] >= best[g].value(objective)[0]:
             cache[g] = best[g]  # only best routes are wanted, and the search kept them all
         else:
-            cache[g] = _routes_of(graph, trains[t], deadline, objective, least[g])
+            partners = [Partner(cache[h], cache[h].value(objective), least[h])
+                        for h in first if h != g and h not in idle] if g == last else []
+            if not all(p.routes.complete for p in partners):
+                partners = []
+            raised = np.array([floor or 0, floor_may_rise], np.int64)
+            cache[g] = _routes_of(graph, trains[t], deadline, objective, least[g], partners,
+                                  raised)
+            if partners and floor_may_rise:
+                # the walk found a plan this good (its plan rules unchecked, as the greedy
+                # one's: should no plan that good keep them, `solve` walks again from the
+                # best that does)
+                floor = int(raised[0])
     if rules.exclusive_sides:  # no route uses two sides of one such rule either
         for g, t in first.items():
             graph = graphs[trains[t].train.spec.track]
@@ -108,12 +129,14 @@ def prepare(position: Any, *, objective: str = "income", deadline: float | None 
 
 
 def _routes_of(graph: TrackGraph, td: TrainData, deadline: float | None, objective: str,
-               least: int | None = None) -> Candidates:
-    """Every legal route of one train (worth at least `least`, if given): the kernel's walk,
-    then the profile's route-level rules (limits per stop tally, stops run to twice, cyclic
-    runs, span bonuses),
+               least: int | None = None, partners: list[Partner] = (),
+               plan_floor: np.ndarray | None = None) -> Candidates:
+    """Every legal route of one train (worth at least `least`, if given, and with
+    `partners` in a plan worth ``plan_floor[0]``, which may rise): the kernel's walk, then the profile's
+    route-level rules (limits per stop tally, stops run to twice, cyclic runs, span bonuses),
     each a pass over the candidates."""
-    cands = enumerate_routes(graph, td, deadline=deadline, objective=objective, min_value=least)
+    cands = enumerate_routes(graph, td, deadline=deadline, objective=objective, min_value=least,
+                             partners=partners, plan_floor=plan_floor)
     cands = with_tally_limits(td, cands)
     cands = with_revisits(graph, td, cands)
     cands = with_cyclic_runs(graph, td, cands, objective, deadline=deadline)

@@ -632,6 +632,23 @@ class RouteBuffers(NamedTuple):
     out_res: np.ndarray
 
 
+class PartnerArrays(NamedTuple):
+    """The other trains of a plan worth the sum of its routes, as the walk reads them: per
+    partner what it adds at most beside one chain or two (`partner_tables`) and beside nothing,
+    per frame what it adds at most beside the walk so far, and the plan worth wanted."""
+
+    p_single: np.ndarray
+    p_pair: np.ndarray
+    p_top: np.ndarray
+    p_bound: np.ndarray
+    p_floor: np.ndarray
+    # a lone partner's routes (best first, with track bits) and what one off its list is
+    # worth at most: a route found is checked against them (and the floor rises to the plan)
+    p_value: np.ndarray
+    p_res: np.ndarray
+    p_fallback: int
+
+
 class WalkWork(NamedTuple):
     """The walk's state between calls (it pauses and goes on)."""
 
@@ -648,8 +665,88 @@ class WalkWork(NamedTuple):
 
 
 @njit(cache=True, nogil=True)
+def partner_tables(p_ptr, p_value, p_res, p_fallback, unit_res, pairs):
+    """Per partner k and chain c, what partner k adds at most beside a walk that runs c: the
+    value of its best route sharing no track with c (`unit_res[c]`: the chain's track and its
+    ends), or what a route off its list is worth at most; never below idling (0). With
+    `pairs`, the same per two chains; else each pair gets the lesser of its two chains'.
+
+    Returns ``(single[k, c], pair[k, c1, c2])``.
+    """
+    n_partners = p_ptr.shape[0] - 1
+    n_units, words = unit_res.shape
+    single = np.zeros((n_partners, n_units), np.int64)
+    pair = np.zeros((n_partners, n_units, n_units), np.int64)
+    for k in range(n_partners):
+        lo, hi = p_ptr[k], p_ptr[k + 1]
+        n = hi - lo
+        n_words = (n + 63) >> 6
+        # clash[c, w]: bit j of word w set when route lo + 64 w + j shares track with chain c
+        # (bits past the list set too, so a free bit is a route)
+        clash = np.zeros((n_units, max(n_words, 1)), np.uint64)
+        for c in range(n_units):
+            for j in range(n):
+                for w in range(words):
+                    if p_res[lo + j, w] & unit_res[c, w]:
+                        clash[c, j >> 6] |= np.uint64(1) << np.uint64(j & 63)
+                        break
+            for j in range(n, n_words * 64):
+                clash[c, j >> 6] |= np.uint64(1) << np.uint64(j & 63)
+        fall = max(p_fallback[k], 0)
+        for c in range(n_units):
+            single[k, c] = fall
+            for w in range(n_words):
+                free = ~clash[c, w]
+                if free:
+                    j = (w << 6) + _lowest_bit(free)
+                    single[k, c] = max(p_value[lo + j], fall)
+                    break
+        for c1 in range(n_units):
+            for c2 in range(c1, n_units):
+                b = min(single[k, c1], single[k, c2])
+                if pairs and b > fall:
+                    b = fall
+                    for w in range(n_words):
+                        free = ~(clash[c1, w] | clash[c2, w])
+                        if free:
+                            j = (w << 6) + _lowest_bit(free)
+                            b = max(p_value[lo + j], fall)
+                            break
+                pair[k, c1, c2] = b
+                pair[k, c2, c1] = b
+    return single, pair
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _lowest_bit(x):
+    """The index of the lowest set bit of a non-zero uint64."""
+    i = 0
+    while not (x >> np.uint64(i)) & np.uint64(1):
+        i += 1
+    return i
+
+
+@njit(cache=True, nogil=True)
+def _partner_bound(d, nd, c, f_chain, partner):
+    """What the partner trains add at most beside a walk that runs chain c past frame d (to
+    frame nd): per partner the least of its bounds beside the walk's chains one by one and
+    two at a time (`partner_tables`), kept per frame."""
+    p_single, p_pair, p_top, p_bound = partner[0], partner[1], partner[2], partner[3]
+    total = 0
+    for k in range(p_single.shape[0]):
+        b = min(p_bound[d, k], p_single[k, c])
+        for i in range(1, d + 1):
+            cc = f_chain[i]
+            if cc >= 0:  # (a phase-2 root arrives by no chain)
+                b = min(b, p_pair[k, cc, c])
+        p_bound[nd, k] = b
+        total += b
+    return total
+
+
+@njit(cache=True, nogil=True)
 def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains, work, budget, thr,
-                     forbid):
+                     forbid, partner):
     """Append the routes whose lowest-ranked anchor is `anchor` to the out buffers.
 
     `track`, `train`, `out` and `work` hold the fields of `TrackArrays`, `TrainArrays`,
@@ -665,6 +762,10 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
     a few additions each: the walk keeps running tallies, see `_tally`); with ``thr[1] = 1``
     it rises to each route written, so the routes written include every best route. No route uses
     a resource in the bitset `forbid` (another train's track).
+
+    `partner` (`PartnerArrays`) narrows further where the plan is worth the sum of its routes:
+    a route is written only if, with the best routes of the other trains that share no track
+    with it, it reaches the plan worth ``p_floor[0]``; the walk's cut counts them the same way.
     """
     # the named tuples' fields, as the walk below names them
     (n_nodes, n_hexes, adj_ptr, adj_chain, adj_end, chain_ends, chain_side, chain_terminal,
@@ -685,6 +786,10 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
     n_top = cut_top.shape[0]  # 0: no cut (`hexrail.graph.trains._walk_bound`)
     # the sharper cut (`_reach_cut`), where the train has one and routes are narrowed
     n_reach = reach_dist.shape[0] if n_top > 0 and thr[0] > -(1 << 61) else 0
+    # the other trains' routes, where the walk has a cut to add them to
+    p_single, p_pair, p_top, p_bound, p_floor, p_value, p_res, p_fallback = partner
+    n_partners = p_single.shape[0] if n_top > 0 and not thr[1] else 0
+    plan_floor = p_floor[0]
     # frame columns, as views of the one work array
     f_vertex = frames[0]
     f_adj = frames[1]  # next adjacency slot; -1: phase-2 spawn pending
@@ -770,6 +875,8 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
         f_cross[0] = 0
         f_bypass[0] = 0
         f_stop[0] = 1
+        for k in range(n_partners):
+            p_bound[0, k] = p_top[k]
         d = 0
         split = 0  # frame index of the phase-2 root
         crossings = 0
@@ -820,6 +927,8 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
             f_cross[split] = 0
             f_bypass[split] = 0
             f_stop[split] = 0
+            if n_partners > 0:  # arm 2 starts with arm 1's track
+                p_bound[split, :] = p_bound[split - 1, :]
             d = split
             # both arms empty: a one-stop route (local trains)
             emit = split == 1 and min_stops <= 1
@@ -926,11 +1035,16 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
                                              or node_weight[u] > 0) else 0
                     left = n_top - 1 - (cnt[0] + cnt[1] + cnt[2] + cnt[3])
                     add += node_bound[u] + tally[T_WEIGHT] + tally[T_BOUND]
-                    if add + cut_top[left] + cut_extra < thr[0] or (
+                    plain = add + cut_top[left] + cut_extra
+                    want = thr[0]
+                    if n_partners > 0 and plain >= want:
+                        want = max(want, plan_floor - _partner_bound(
+                            d, d + 1, c, f_chain, partner))
+                    if plain < want or (
                             n_reach > 0 and add + reach_extra + _reach_cut(
                                 left, u, anchor if phase == 1 else -1, visited, track_cnt,
                                 node_weight, node_bound, reach_order, reach_dist, reach_hexes,
-                                reach_hex_amount, reach_hex_dist) < thr[0]):
+                                reach_hex_amount, reach_hex_dist) < want):
                         if node_optional[u]:
                             n_optional -= 1
                         else:
@@ -941,14 +1055,21 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
                 is_stop = 1
                 _tally(tally, u, 1, node_kidx, node_cost, node_optional, node_value,
                        node_subsidy, node_weight, node_tags, node_bound, visit_cap, pay_cap)
-            elif n_top > 0 and (tally[T_WEIGHT] + tally[T_BOUND] + cut_extra + cut_top[
-                    n_top - 1 - (cnt[0] + cnt[1] + cnt[2] + cnt[3])] < thr[0] or (
-                    n_reach > 0 and tally[T_WEIGHT] + tally[T_BOUND] + reach_extra + _reach_cut(
-                        n_top - 1 - (cnt[0] + cnt[1] + cnt[2] + cnt[3]), u,
-                        anchor if phase == 1 else -1, visited, track_cnt, node_weight,
-                        node_bound, reach_order, reach_dist, reach_hexes, reach_hex_amount,
-                        reach_hex_dist) < thr[0])):
-                continue  # (the wanted worth rose since the last stop, or the walk moved away)
+            elif n_top > 0:
+                # (the wanted worth rose since the last stop, the walk moved away, or its track
+                # took the other trains' best routes)
+                left = n_top - 1 - (cnt[0] + cnt[1] + cnt[2] + cnt[3])
+                plain = tally[T_WEIGHT] + tally[T_BOUND] + cut_extra + cut_top[left]
+                want = thr[0]
+                if n_partners > 0 and plain >= want:
+                    want = max(want, plan_floor - _partner_bound(
+                        d, d + 1, c, f_chain, partner))
+                if plain < want or (
+                        n_reach > 0 and tally[T_WEIGHT] + tally[T_BOUND] + reach_extra + _reach_cut(
+                            left, u, anchor if phase == 1 else -1, visited, track_cnt,
+                            node_weight, node_bound, reach_order, reach_dist, reach_hexes,
+                            reach_hex_amount, reach_hex_dist) < want):
+                    continue
             visited[u] = True
             if track_cnt.shape[0] > 0:
                 _count_hexes(track_cnt, c, chain_hex_ptr, chain_hexes, 1)
@@ -998,6 +1119,12 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
                                   bonus_cond_min, bonus_amount, bonus_group, bonus_per_count,
                                   n_bonus_groups, group_best)
         bon = tag_bon
+        want = thr[0]
+        if n_partners > 0:  # frame d holds what the other trains can add beside this route
+            beside = 0
+            for k in range(n_partners):
+                beside += p_bound[d, k]
+            want = max(want, plan_floor - beside)
         # End and track bonuses: a route's end stops are frames split-1 and d.
         end_a = f_vertex[split - 1]
         end_b = f_vertex[d]
@@ -1007,7 +1134,7 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
             n_seen += 1
             bon += _track_bonus(f_chain, f_vertex, f_stop, split, d, chain_hex_ptr, chain_hexes,
                                 node_hex, hex_track_bonus, track_skip_stops, hex_seen, n_seen)
-        if tally[T_WEIGHT] + bon < thr[0]:
+        if tally[T_WEIGHT] + bon < want:
             continue  # (choosing cannot pay more than counting every stop worth counting)
         m = 0
         for i in range(split - 1, -1, -1):
@@ -1064,7 +1191,7 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
                 bon -= max(node_end_bonus[end_a], node_end_bonus[end_b])
                 bon += max(node_end_bonus[end_a] if paid[0] else 0,
                            node_end_bonus[end_b] if paid[m - 1] else 0)
-        if worth + bon < thr[0]:
+        if worth + bon < want:
             continue
         if thr[1]:
             thr[0] = worth + bon
@@ -1089,6 +1216,25 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
             if vv >= n_nodes:
                 r = vertex_res[vv]
                 res[r >> 6] |= np.uint64(1) << np.uint64(r & 63)
+        if n_partners == 1:
+            # the lone partner's best route beside this one, among those worth enough
+            need = plan_floor - (worth + bon)
+            j = 0
+            while j < p_value.shape[0] and p_value[j] >= need:
+                clash = False
+                for w in range(words):
+                    if p_res[j, w] & res[w]:
+                        clash = True
+                        break
+                if not clash:
+                    break
+                j += 1
+            if j < p_value.shape[0] and p_value[j] >= need:
+                if worth + bon + p_value[j] > plan_floor and p_floor[1]:
+                    plan_floor = worth + bon + p_value[j]  # a plan this good exists
+                    p_floor[0] = plan_floor
+            elif max(p_fallback, 0) < need:
+                continue  # no plan with this route reaches the floor
         m_out = m
         if passed_unpaid and bypass > 0:
             # the stops in route order again, with the passed city among them, unpaid

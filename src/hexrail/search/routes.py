@@ -106,7 +106,8 @@ def _vertices_again(graph: TrackGraph, td: TrainData) -> np.ndarray:
 def enumerate_routes(graph: TrackGraph, td: TrainData, *, deadline: float | None = None,
                      objective: str = "income", max_routes: int = MAX_ROUTES,
                      min_value: int | None = None, best_only: bool = False,
-                     forbid: np.ndarray | None = None) -> Candidates:
+                     forbid: np.ndarray | None = None, partners: list[Partner] = (),
+                     plan_floor: np.ndarray | None = None) -> Candidates:
     """Every legal route of the train `td` on `graph`, best first.
 
     With a `deadline` (a ``time.perf_counter()`` value) the walk stops soon after it passes;
@@ -116,6 +117,13 @@ def enumerate_routes(graph: TrackGraph, td: TrainData, *, deadline: float | None
     the objective the train's weights were lowered for; `best_only` keeps only routes at least
     as good as every one before them (so the result holds every best route); `forbid` is a
     resource bitset (track another train holds) no route may use.
+
+    With `partners` (the other trains' routes, where a plan is worth the sum of its routes and
+    its routes share no track) only the routes that, beside the best routes of the partners
+    sharing no track with them, reach ``plan_floor[0]`` are kept: no other route is in a plan
+    worth that much. With one partner and ``plan_floor[1]`` set the floor rises, in place, to
+    the best plan of a route and a partner route found (its plan rules unchecked, like a
+    greedy plan's).
     """
     words = graph.chain_res.shape[1]
     depth_cap = 2 * graph.n_vertices + 4
@@ -142,6 +150,7 @@ def enumerate_routes(graph: TrackGraph, td: TrainData, *, deadline: float | None
                                 graph.node_hex, _vertices_again(graph, td)))
     train = tuple(getattr(td, f) for f in K.TrainArrays._fields)
     walk = tuple(K.WalkWork(*work))
+    partner = _partner_arrays(graph, partners, plan_floor, depth_cap)
     n_out = n_nodes = n_chains = 0
     complete = True
     for anchor in td.anchors:
@@ -149,7 +158,7 @@ def enumerate_routes(graph: TrackGraph, td: TrainData, *, deadline: float | None
         while complete:
             status, n_out, n_nodes, n_chains = K.enumerate_anchor(
                 int(anchor), track, train, tuple(K.RouteBuffers(*bufs)), n_out, n_nodes, n_chains,
-                walk, STEPS, thr, forbid)
+                walk, STEPS, thr, forbid, partner)
             if status == K.OK:
                 break
             if status == K.FULL:
@@ -177,6 +186,53 @@ def enumerate_routes(graph: TrackGraph, td: TrainData, *, deadline: float | None
                       crossings[:n_out][order], res[:n_out][order], order,
                       node_ptr[:n_out + 1], nodes[:n_nodes], paid[:n_nodes],
                       chain_ptr[:n_out + 1], chains[:n_chains], complete)
+
+
+@dataclass(frozen=True)
+class Partner:
+    """Another train's routes, for a narrowed walk (`enumerate_routes(partners=...)`): every
+    route of its worth at least `least` (to the same objective), best first."""
+
+    routes: Candidates
+    value: np.ndarray
+    least: int
+
+
+PAIR_WORK = 50_000_000  # partner routes x chain pairs past which only single chains are bounded
+
+
+def _partner_arrays(graph: TrackGraph, partners: list[Partner], plan_floor: np.ndarray | None,
+                    depth_cap: int) -> tuple:
+    """`K.PartnerArrays` of the partners, as a plain tuple."""
+    words = graph.chain_res.shape[1]
+    ptr = np.zeros(len(partners) + 1, np.int64)
+    for k, p in enumerate(partners):
+        ptr[k + 1] = ptr[k] + len(p.routes)
+    value = np.zeros(ptr[-1], np.int64)
+    res = np.zeros((ptr[-1], words), np.uint64)
+    for k, p in enumerate(partners):
+        value[ptr[k]:ptr[k + 1]] = p.value
+        res[ptr[k]:ptr[k + 1]] = p.routes.res[:, :words]
+    # a route left out of a partner's list is worth less than its least
+    fallback = np.array([p.least - 1 for p in partners], np.int64)
+    top = np.array([max(int(p.value[0]) if len(p.value) else 0, p.least - 1, 0)
+                    for p in partners], np.int64)
+    # a chain's track with its ends (a walk that runs it passes both)
+    unit = graph.chain_res.copy()
+    for c, ends in enumerate(graph.chain_ends):
+        for x in ends:
+            if x >= graph.n_nodes:
+                r = graph.vertex_res[x]
+                unit[c, r >> 6] |= np.uint64(1) << np.uint64(r & 63)
+    n_units = len(unit)
+    pairs = n_units * n_units // 2 * max(1, (int(ptr[-1]) + 63) // 64) <= PAIR_WORK
+    single, pair = K.partner_tables(ptr, value, res, fallback, unit, pairs)
+    lone = len(partners) == 1
+    floor = np.zeros(2, np.int64) if plan_floor is None else plan_floor
+    return tuple(K.PartnerArrays(single, pair, top,
+                                 np.zeros((depth_cap, len(partners)), np.int64), floor,
+                                 value if lone else value[:0], res if lone else res[:0],
+                                 int(fallback[0]) if lone else 0))
 
 
 def _alloc(caps: list[int], words: int) -> list[np.ndarray]:
