@@ -318,8 +318,12 @@ async function solve() {
     showBoard($("board"), svg, `the board with ${answer.routes.length} routes`);
     showAnswer(answer);
     say(`solved in ${answer.seconds.toFixed(2)} s`);
+    document.body.dataset.solves = String(Number(document.body.dataset.solves || 0) + 1);
   } catch (err) {
-    if (err.name === "AbortError") say("cancelled: the server stops the solve");
+    if (err.name === "AbortError") {
+      say("cancelled: the server stops the solve");
+      document.body.dataset.cancelled = String(Number(document.body.dataset.cancelled || 0) + 1);
+    }
     else { say(""); fail(err); }
   } finally {
     clearInterval(timer);
@@ -342,9 +346,11 @@ function showAnswer(a) {
     const stops = r.stops.map((s) => (paid.size === 0 || paid.has(s) ? s : `(${s})`)).join(" ");
     const bonuses = r.bonuses.map((b) => `${b.name} ${b.amount}`).join(", ") || "—";
     const cells = [name, "", stops, String(r.revenue), bonuses, r.subsidy ? String(r.subsidy) : "—"];
+    const labels = [null, null, "stops", "revenue", "bonuses", "subsidy"];
     cells.forEach((text, k) => {
       const td = document.createElement(k === 0 ? "th" : "td");
       if (k === 0) td.scope = "row";
+      if (labels[k]) td.dataset.label = labels[k];
       if (k === 1) td.append(swatch(r.train));
       else td.textContent = text;
       if (k === 3) td.className = "revenue";
@@ -418,7 +424,6 @@ function makeStopsPickable(svg) {
     el.setAttribute("tabindex", k === 0 ? "0" : "-1");
     el.setAttribute("role", "button");
     el.setAttribute("aria-label", `${kind} ${ref} (${hexTitle(svg, ref.replace(/-\d+$/, ""))})`);
-    el.addEventListener("click", () => pickStop(ref));
     el.addEventListener("focus", () => { $("stop-focus").textContent = `Stop ${ref}: ${el.getAttribute("aria-label")}`; });
     el.addEventListener("keydown", (ev) => {
       let next = null;
@@ -434,6 +439,11 @@ function makeStopsPickable(svg) {
         next.focus();
       }
     });
+  });
+  // a click on a stop, its ring or its revenue picks the stop
+  svg.addEventListener("click", (ev) => {
+    const el = ev.target.closest("[data-node]");
+    if (el) pickStop(el.dataset.node);
   });
   markPicked();
 }
