@@ -215,6 +215,7 @@ def test_a_solve_cut_short_shows_optimal_false_and_its_bound(page, api):
     solved(page)
     text = page.inner_text("#optimality")
     assert text.startswith("optimal: false"), text
+    assert "not proven optimal" in page.inner_text("#status")
     bound = int(re.search(r"more than (\d+)", text).group(1))
     best = api.post("/solve", json={"position": board}).json()
     assert best["optimal"] and shown_total(page) <= best["total"] <= bound
@@ -227,7 +228,9 @@ def test_cancel_stops_a_long_solve(page, api):
     page.fill("#paste", json.dumps(big_board(5, ["D", "D"])))
     page.click("#load-paste")
     page.wait_for_selector("#progress:not([hidden])")
-    page.wait_for_function("() => document.querySelector('#status').textContent.startsWith('solving')")
+    page.wait_for_selector("#board svg")  # the bare board, while the solve runs
+    page.wait_for_function("() => document.querySelector('#progress').value > 0.04")
+    assert page.inner_text("#status").startswith("solving")
     shot(page, "solving")
     page.click("#cancel")
     page.wait_for_selector('body[data-cancelled="1"]')

@@ -36,7 +36,7 @@ async function api(path, body, signal) {
   return type.includes("json") ? res.json() : res.text();
 }
 
-function say(text) { $("status").textContent = text; }
+function say(text) { $("status").textContent = text; $("board-status").textContent = text; }
 function fail(err) {
   if (err && err.name === "AbortError") return;
   $("error").textContent = err instanceof ApiError ? err.message : `error: ${err.message || err}`;
@@ -73,9 +73,10 @@ async function loadPosition(doc, solveNow = true) {
   setStops([]);
   $("solve").disabled = false;
   showRecorded(info).catch(fail);
-  if (solveNow) return solve();
+  // the bare board first, so that it is there while a long solve runs
   const svg = await api("/render", { position: doc, legend: false, palette: PALETTE });
-  showBoard($("board"), svg, "the board");
+  showBoard($("board"), svg, "the board, not solved yet");
+  if (solveNow) return solve();
   say("loaded; press Solve");
 }
 
@@ -232,6 +233,7 @@ function renumberTrains() {
 function edited() {
   if (!S.info) return;
   S.edited = true;
+  $("position-name").textContent = `${S.info.name || S.info.company} (edited)`;
   fillDrawTrains();
   say("changed: press Solve to solve again");
 }
@@ -261,6 +263,7 @@ function currentDoc() {
   }
   for (const box of $("flags").querySelectorAll("input[data-flag]")) state[box.dataset.flag] = box.checked;
   doc.state = state;
+  if (S.info.name) doc.name = `${S.info.name} (edited)`;
   return doc;
 }
 
@@ -317,7 +320,8 @@ async function solve() {
       controller.signal);
     showBoard($("board"), svg, `the board with ${answer.routes.length} routes`);
     showAnswer(answer);
-    say(`solved in ${answer.seconds.toFixed(2)} s`);
+    say(answer.optimal ? `solved in ${answer.seconds.toFixed(2)} s`
+      : `stopped at the time limit after ${answer.seconds.toFixed(2)} s: the best plan found, not proven optimal`);
     document.body.dataset.solves = String(Number(document.body.dataset.solves || 0) + 1);
   } catch (err) {
     if (err.name === "AbortError") {
@@ -455,15 +459,42 @@ function drawnStops() { return $("draw-stops").value.split(/[\s,]+/).filter(Bool
 function setStops(list) { $("draw-stops").value = list.join(" "); markPicked(); }
 function pickStop(ref) {
   setStops([...drawnStops(), ref]);
-  $("draw-result").textContent = `${drawnStops().length} stops: ${drawnStops().join(" → ")}`;
+  const n = drawnStops().length;
+  $("draw-result").className = "";
+  $("draw-result").textContent = `${n} stop${n === 1 ? "" : "s"}: ${drawnStops().join(" → ")}`;
 }
 
+// Picked stops glow, and carry their place in the route as a numbered badge.
 function markPicked() {
-  const picked = new Set(drawnStops());
-  for (const el of $("board").querySelectorAll(".nodes [data-node]")) {
+  const stops = drawnStops();
+  const picked = new Set(stops);
+  const svg = $("board").querySelector("svg");
+  if (!svg) return;
+  for (const el of svg.querySelectorAll(".nodes [data-node]")) {
     el.classList.toggle("picked", picked.has(el.dataset.node));
     el.setAttribute("aria-pressed", picked.has(el.dataset.node) ? "true" : "false");
   }
+  svg.querySelector("g.pick-marks")?.remove();
+  const ns = "http://www.w3.org/2000/svg";
+  const marks = document.createElementNS(ns, "g");
+  marks.setAttribute("class", "pick-marks");
+  marks.setAttribute("aria-hidden", "true");
+  stops.forEach((ref, k) => {
+    const el = svg.querySelector(`.nodes [data-node="${CSS.escape(ref)}"]`);
+    if (!el) return;
+    const box = el.getBBox();
+    const x = box.x + box.width / 2 + Math.min(box.width / 2, 14);
+    const y = box.y + box.height / 2 - Math.min(box.height / 2, 14);
+    const badge = document.createElementNS(ns, "circle");
+    Object.entries({ cx: x, cy: y, r: 9, fill: "#d00070", stroke: "#fff", "stroke-width": 2 })
+      .forEach(([a, v]) => badge.setAttribute(a, v));
+    const text = document.createElementNS(ns, "text");
+    Object.entries({ x, y: y + 4, "text-anchor": "middle", "font-size": 11, "font-weight": "bold", fill: "#fff" })
+      .forEach(([a, v]) => text.setAttribute(a, v));
+    text.textContent = String(k + 1);
+    marks.append(badge, text);
+  });
+  svg.append(marks);
 }
 
 function fillDrawTrains() {
