@@ -363,6 +363,9 @@ function showAnswer(a) {
     body.append(tr);
   });
   $("legend").hidden = a.routes.length === 0;
+  const sets = (a.sets || []).filter((x) => x.bonus || x.trains.length > 1);
+  $("sets").textContent = sets.map((x) =>
+    `Set ${x.trains.join(" + ")}: ${x.ends[0]} to ${x.ends[1]}, bonus ${x.bonus}.`).join(" ");
   const sub = a.subsidy ? ` + ${a.subsidy} subsidy = ${a.total}` : "";
   $("total").innerHTML = "";
   $("total").append("Total ", Object.assign(document.createElement("strong"), { id: "total-value", textContent: String(a.total) }),
