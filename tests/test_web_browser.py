@@ -139,6 +139,25 @@ def test_18xx_position_line_beside_the_players_routes(page, api):
     assert not page.problems, page.problems
 
 
+def test_position_files_native_and_of_several_lines(page, api, tmp_path):
+    """A native file loads and solves; a file of several position lines gives a picker."""
+    page.goto(page.base + "/")
+    page.set_input_files("#file", str(Path(__file__).resolve().parents[1] / "src" / "hexrail" / "examples"
+                                      / "1862usa.json"))
+    solved(page)
+    assert shown_total(page) == api.post("/solve", json={"position": example_doc("1862usa")}).json()["total"]
+    assert page.locator("#file-line").is_hidden()
+    lines = tmp_path / "positions.jsonl"
+    lines.write_text(json.dumps(example_doc("demo")) + "\n" + json.dumps(example_doc("1831")) + "\n")
+    page.set_input_files("#file", str(lines))
+    solved(page, 2)
+    assert shown_total(page) == 480 and page.locator("#file-line option").count() == 2
+    page.select_option("#file-line", "1")
+    solved(page, 3)
+    assert shown_total(page) == api.post("/solve", json={"position": example_doc("1831")}).json()["total"]
+    assert not page.problems, page.problems
+
+
 def test_a_changed_train_is_solved_again(page, api):
     page.goto(f"{page.base}/?example=demo")
     solved(page)
@@ -245,6 +264,9 @@ def test_cancel_stops_a_long_solve(page, api):
 
 
 def test_errors_from_the_server_are_shown_in_one_line(page):
+    page.goto(page.base + "/?example=nope")
+    page.wait_for_function("() => document.querySelector('#error').textContent.includes('no example')")
+    assert "demo" in page.inner_text("#error")
     page.goto(page.base + "/")
     page.fill("#paste", json.dumps(example_doc("demo") | {"trains": ["9Z"]}))
     page.click("#load-paste")
@@ -343,5 +365,6 @@ def test_route_colours_are_safe_for_colour_blind_eyes(page):
     assert delta >= MIN_DELTA_E, (vision, a, b, delta)
     demo = board_routes(page)
     assert len({r["dash"] for r in demo}) == len(demo)
-    swatches = page.eval_on_selector_all("#legend tbody svg line", "ls => ls.map(l => l.getAttribute('stroke'))")
+    swatches = page.eval_on_selector_all("#legend tbody svg line",
+                                         "ls => ls.map(l => l.getAttribute('stroke'))")
     assert swatches == [r["stroke"] for r in demo]

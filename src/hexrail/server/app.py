@@ -160,11 +160,15 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     async def run(fn: Any, payload: dict, time_limit: float, request: Request, probe: bool = True) -> Any:
         """The job's ``{"ok": ...}`` answer, or the error response to send. A client that goes
         away meanwhile stops the job (a page's Cancel): its worker is freed for others."""
-        job = asyncio.ensure_future(app.state.lanes.run(fn, payload, time_limit=time_limit, grace=config.grace,
-                                                        body=await request.body(), probe=probe))
+        job = asyncio.ensure_future(app.state.lanes.run(fn, payload, time_limit=time_limit,
+                                                        grace=config.grace, body=await request.body(),
+                                                        probe=probe))
         gone = asyncio.ensure_future(_client_gone(request))
         try:
             await asyncio.wait({job, gone}, return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:  # (the server is stopping)
+            job.cancel()
+            raise
         finally:
             gone.cancel()
         if not job.done():

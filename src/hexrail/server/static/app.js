@@ -368,7 +368,8 @@ function showAnswer(a) {
     `Set ${x.trains.join(" + ")}: ${x.ends[0]} to ${x.ends[1]}, bonus ${x.bonus}.`).join(" ");
   const sub = a.subsidy ? ` + ${a.subsidy} subsidy = ${a.total}` : "";
   $("total").innerHTML = "";
-  $("total").append("Total ", Object.assign(document.createElement("strong"), { id: "total-value", textContent: String(a.total) }),
+  const value = Object.assign(document.createElement("strong"), { id: "total-value", textContent: String(a.total) });
+  $("total").append("Total ", value,
     a.subsidy ? ` (revenue ${a.revenue}${sub})` : "");
   const opt = $("optimality");
   opt.className = a.optimal ? "optimal" : "not-optimal";
@@ -431,7 +432,9 @@ function makeStopsPickable(svg) {
     el.setAttribute("tabindex", k === 0 ? "0" : "-1");
     el.setAttribute("role", "button");
     el.setAttribute("aria-label", `${kind} ${ref} (${hexTitle(svg, ref.replace(/-\d+$/, ""))})`);
-    el.addEventListener("focus", () => { $("stop-focus").textContent = `Stop ${ref}: ${el.getAttribute("aria-label")}`; });
+    el.addEventListener("focus", () => {
+      $("stop-focus").textContent = `Stop ${ref}: ${el.getAttribute("aria-label")}`;
+    });
     el.addEventListener("keydown", (ev) => {
       let next = null;
       if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); pickStop(ref); return; }
@@ -505,7 +508,8 @@ function fillDrawTrains() {
   let trains;
   try { trains = trainsNow(); } catch { return; }
   const keep = $("draw-train").value;
-  $("draw-train").replaceChildren(...trains.map((t) => new Option(t.name === t.id ? t.id : `${t.id} (${t.name})`, t.id)));
+  $("draw-train").replaceChildren(...trains.map((t) =>
+    new Option(t.name === t.id ? t.id : `${t.id} (${t.name})`, t.id)));
   if (trains.some((t) => t.id === keep)) $("draw-train").value = keep;
 }
 
@@ -519,11 +523,12 @@ async function validateDrawn() {
   const report = await api("/validate", { position: doc, plan });
   const route = report.routes[0] || { errors: [] };
   const errors = [...route.errors, ...report.errors];
+  const bonuses = route.bonuses || [];
   const out = $("draw-result");
   out.className = report.legal ? "legal" : "illegal";
   out.textContent = report.legal
     ? `Legal: revenue ${report.revenue}${report.subsidy ? ` + ${report.subsidy} subsidy` : ""}` +
-      `${route.bonuses && route.bonuses.length ? ` (bonuses: ${route.bonuses.map((b) => `${b.name} ${b.amount}`).join(", ")})` : ""}.`
+      `${bonuses.length ? ` (bonuses: ${bonuses.map((b) => `${b.name} ${b.amount}`).join(", ")})` : ""}.`
     : `Illegal: ${errors.join("; ")}`;
   try {
     const svg = await api("/render", { position: doc, plan, legend: false, palette: PALETTE });
@@ -542,7 +547,8 @@ async function showRecorded(info) {
   fig.hidden = true;
   const rec = info.recorded;
   if (!rec || !rec.drawable) return;
-  const svg = await api("/render", { position: S.source, plan: { routes: rec.routes }, legend: false, palette: PALETTE });
+  const svg = await api("/render",
+    { position: S.source, plan: { routes: rec.routes }, legend: false, palette: PALETTE });
   showBoard($("recorded-board"), svg, "the players' recorded routes");
   const sub = rec.subsidy ? ` + ${rec.subsidy} subsidy` : "";
   $("recorded-summary").textContent = `Recorded on 18xx.games: revenue ${rec.revenue}${sub}` +
@@ -587,11 +593,15 @@ async function start() {
   on("draw-clear", "click", () => { setStops([]); $("draw-result").textContent = ""; $("mine").hidden = true; });
   on("draw-validate", "click", validateDrawn);
 
-  checkBridge().catch(() => { $("bridge-note").textContent = "The server did not say whether it has the 18xx.games bridge."; });
+  checkBridge().catch(() => {
+    $("bridge-note").textContent = "The server did not say whether it has the 18xx.games bridge.";
+  });
   const names = (await loadExamples()).map((e) => e.name);
   const wanted = new URLSearchParams(location.search).get("example");
   if (wanted) {
-    if (!names.includes(wanted)) throw new ApiError(`example: no example ${JSON.stringify(wanted)}; examples: ${names.join(", ")}`);
+    if (!names.includes(wanted)) {
+      throw new ApiError(`example: no example ${JSON.stringify(wanted)}; examples: ${names.join(", ")}`);
+    }
     $("example").value = wanted;
     await loadExample(wanted);
   } else {
