@@ -303,6 +303,7 @@ def test_phone_screen(browser, server):
         page.locator('#board svg .nodes [data-node="E5-0"]').tap()
         assert page.input_value("#draw-stops") == "E5-0"
         shot(page, "phone")
+        page.locator("#ours").screenshot(path=str(ARTIFACTS / "phone-routes.png"))
     finally:
         context.close()
 
