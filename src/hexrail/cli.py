@@ -57,6 +57,9 @@ EXTRAS: tuple[tuple[str, Callable[[argparse.Namespace], Any], str, str], ...] = 
     ("serve", lambda args: True, "fastapi", "serve"),
     ("serve", lambda args: True, "uvicorn", "serve"),
     ("serve", lambda args: True, "pebble", "serve"),
+    ("web", lambda args: True, "fastapi", "serve"),
+    ("web", lambda args: True, "uvicorn", "serve"),
+    ("web", lambda args: True, "pebble", "serve"),
     ("bench", lambda args: args.plots, "matplotlib", "plots"),
     ("bench", lambda args: args.cluster, "distributed", "cluster"),
     ("render", _wants_png, "cairosvg", "render"),
@@ -369,6 +372,7 @@ def build_parser() -> argparse.ArgumentParser:
     for name, module, text in (
         ("render", "hexrail.render.cli", "draw a position (and a plan) as SVG or PNG"),
         ("serve", "hexrail.server.cli", "run the HTTP service"),
+        ("web", "hexrail.server.browser", "run the HTTP service and open its route calculator page"),
         ("bench", "hexrail.bench.cli", "compare route algorithms on positions"),
         ("import", "hexrail.bridge.cli", "positions of an 18xx.games game, replayed with its engine"),
     ):

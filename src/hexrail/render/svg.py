@@ -197,9 +197,10 @@ class _Spots:
 class BoardDrawing:
     """One position laid out for drawing: hex centres, tile layouts, company colours."""
 
-    def __init__(self, position: Position, size: float = 50.0):
+    def __init__(self, position: Position, size: float = 50.0, palette: str = "classic"):
         self.pos = position
         self.size = size
+        self.palette = palette
         self.geo = HexGeometry(position.layout.orientation, size)
         raw = {h.id: self.geo.centre(*position.layout.xy(h.id)) for h in position.hexes}
         half_w, half_h = ((size, self.geo.apothem) if self.geo.orientation == "flat"
@@ -339,7 +340,7 @@ def _names_train(message: str, train: str) -> bool:
 
 
 def render_svg(position: Any = None, plan: Plan | dict | None = None, *, size: float = 50.0,
-               title: str | None = None, legend: bool = True) -> str:
+               title: str | None = None, legend: bool = True, palette: str = "classic") -> str:
     """The SVG text of a board and, when given, a plan's routes over it.
 
     Parameters
@@ -356,12 +357,19 @@ def render_svg(position: Any = None, plan: Plan | dict | None = None, *, size: f
         Text above the map; by default the position's name, company and phase.
     legend : bool
         Draw the legend under the map (only with a plan).
+    palette : str
+        How routes are told apart (`hexrail.render.style.PALETTES`): ``"classic"`` (strong
+        hues, solid lines) or ``"okabe-ito"`` (colours people with colour-vision deficiencies
+        can tell apart, and a dash pattern per train).
 
     Raises
     ------
     HexrailError
         The position does not load, or the plan names track or stops the board does not have.
     """
+    if palette not in style.PALETTES:
+        raise HexrailError(f"unknown palette {palette!r}; expected one of {sorted(style.PALETTES)}",
+                           where="palette")
     if isinstance(plan, dict):
         plan = plan_from_json(plan)
     if position is None:
@@ -369,7 +377,7 @@ def render_svg(position: Any = None, plan: Plan | dict | None = None, *, size: f
         if position is None:
             raise HexrailError("nothing to draw: give a position (or a solved plan)", where="position")
     pos = load_position(position)
-    board = BoardDrawing(pos, size)
+    board = BoardDrawing(pos, size, palette)
     report = _check(pos, plan) if plan is not None else None
     if report is not None and report.legal:
         plan = _as_priced(plan, report)
@@ -377,7 +385,7 @@ def render_svg(position: Any = None, plan: Plan | dict | None = None, *, size: f
     errors = _route_errors(plan, report) if plan is not None else []
     title = _title_text(pos, title)
     width = board.width  # the title fits itself to the board, never the other way round
-    key = (_Legend(plan, routes, errors, _plan_sets(plan, report), size, width)
+    key = (_Legend(plan, routes, errors, _plan_sets(plan, report), size, width, palette)
            if plan is not None and legend else None)
     width = key.width if key else width
     height = board.header + board.map_height + (key.height if key else 0.0)
@@ -492,12 +500,13 @@ def _draw_routes(root: ET.Element, board: BoardDrawing, routes: list[tuple[Route
             users.setdefault(ref, []).append(i)
     base = ROUTE_WIDTH * board.size
     for i, (route, paths) in enumerate(routes):
-        colour = style.train_colour(i)
+        colour = style.train_colour(i, board.palette)
         where = f"plan route of train {route.train}"
         illegal = bool(errors[i])
+        dash = _num(0.2 * board.size) if illegal else style.train_dash(i, board.palette, board.size)
         rg = _el(g, "g", class_="route", data_train=route.train, stroke=colour, stroke_width=base,
-                 data_legal="0" if illegal else None,
-                 stroke_dasharray=_num(0.2 * board.size) if illegal else None)
+                 data_legal="0" if illegal else None, stroke_dasharray=dash,
+                 stroke_linecap="butt" if dash and not illegal else None)
         if paths:
             for ref in paths:
                 _, curve = board.path_curve(ref, where)
@@ -622,7 +631,7 @@ def _draw_stop_rings(root: ET.Element, board: BoardDrawing,
     seen: dict[str, int] = {}
     for i, (route, _) in enumerate(routes):
         paid = set(route.paid)
-        colour = style.train_colour(i)
+        colour = style.train_colour(i, board.palette)
         for ref in dict.fromkeys(route.stops):
             h, node, p = board.node_point(ref, f"plan route of train {route.train}")
             if node.kind in ("city", "pass"):
@@ -752,8 +761,10 @@ class _Legend:
     for an illegal route the rules it breaks; then the freight sets and the total."""
 
     def __init__(self, plan: Plan, routes: list[tuple[RoutePlan, tuple[str, ...]]],
-                 errors: list[tuple[str, ...]], sets: tuple[RouteSet, ...], size: float, min_width: float):
+                 errors: list[tuple[str, ...]], sets: tuple[RouteSet, ...], size: float, min_width: float,
+                 palette: str = "classic"):
         self.size = size
+        self.palette = palette
         self.font = 0.22 * size
         self.stop_font = 0.19 * size
         self.row = 0.42 * size
@@ -800,8 +811,9 @@ class _Legend:
             bad = self.illegal[i]
             lg = _el(g, "g", class_="legend-row", data_train=name.split(" (")[0], data_legal="0" if bad else None)
             _el(lg, "line", x1=x, y1=y + 0.5 * row, x2=x + 0.8 * size, y2=y + 0.5 * row,
-                stroke=style.train_colour(i), stroke_width=ROUTE_WIDTH * size, stroke_linecap="round",
-                stroke_dasharray=_num(0.2 * size) if bad else None)
+                stroke=style.train_colour(i, self.palette), stroke_width=ROUTE_WIDTH * size,
+                stroke_linecap="round" if bad or not style.train_dash(i, self.palette, size) else "butt",
+                stroke_dasharray=_num(0.2 * size) if bad else style.train_dash(i, self.palette, size))
             _el(lg, "text", name, x=self.x_name, y=y + base)
             _el(lg, "text", amount, x=self.x_amount, y=y + base, fill=ILLEGAL if bad else None,
                 font_weight="bold" if bad else None)

@@ -10,6 +10,12 @@ POST      /validate     ``{"position", "plan", "objective"?}`` → the report of
 POST      /render       ``{"position", "plan"? | "solve"?, "format"?: svg|png, ...}`` → the picture
 GET       /health       liveness and the server's limits
 GET       /profiles     rules profiles: name, description, train types, options
+POST      /position     ``{"position"}`` → the position as the page edits it (native document,
+                        trains, phase, state, recorded routes)
+GET       /examples     the bundled example positions (``/examples/{name}``: one of them)
+GET       /bridge       whether the 18xx.games bridge is configured here
+POST      /game         ``{"game"}`` → the positions of an 18xx.games game, replayed by the bridge
+GET       /             the route calculator page (`hexrail.server.web`)
 GET       /openapi.json the OpenAPI schema (``/docs`` shows it)
 ========  ============  ===========================================================================
 
@@ -28,7 +34,8 @@ work that proves light (a solve finished within ``light_time_limit``) is answere
 lane while the heavy lane is busy, so it never waits behind heavy work; when the heavy lane is
 full, a heavy request gets 503 with ``Retry-After``. A worker killed or crashed is replaced and
 its job run again; a pool that fails is rebuilt (`hexrail.server.jobs`); ``/health`` answers 503
-while it is. No request can hang or crash the server.
+while it is. A client that goes away before its answer stops its job (its worker is freed).
+No request can hang or crash the server.
 """
 
 from __future__ import annotations
@@ -48,8 +55,14 @@ from hexrail.server.body import BodyIntake, CheckedRoute, error_response
 from hexrail.server.docs import add_docs
 from hexrail.server.jobs import JobError
 from hexrail.server.lanes import Lanes
+from hexrail.server.web import add_web
 from hexrail.server.models import (
+    BridgeAnswer,
+    GameAnswer,
+    GameRequest,
     HealthAnswer,
+    PositionAnswer,
+    PositionRequest,
     ProfileAnswer,
     RenderRequest,
     SolveAnswer,
@@ -99,6 +112,15 @@ def _field(loc: tuple) -> str:
     return out or "body"
 
 
+CLIENT_GONE = 499  # (nginx's status for a request whose client went away; nobody receives it)
+
+
+async def _client_gone(request: Request) -> None:
+    """Return once the client has closed its connection (its body has been read already)."""
+    while (await request.receive())["type"] != "http.disconnect":
+        pass
+
+
 def create_app(config: ServerConfig | None = None) -> FastAPI:
     """The ASGI application; its worker lanes start and stop with it (lifespan)."""
     config = config or ServerConfig()
@@ -136,10 +158,25 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         return error_response(422, f"{where}: {first['msg']}{extra}", where)
 
     async def run(fn: Any, payload: dict, time_limit: float, request: Request, probe: bool = True) -> Any:
-        """The job's ``{"ok": ...}`` answer, or the error response to send."""
+        """The job's ``{"ok": ...}`` answer, or the error response to send. A client that goes
+        away meanwhile stops the job (a page's Cancel): its worker is freed for others."""
+        job = asyncio.ensure_future(app.state.lanes.run(fn, payload, time_limit=time_limit,
+                                                        grace=config.grace, body=await request.body(),
+                                                        probe=probe))
+        gone = asyncio.ensure_future(_client_gone(request))
         try:
-            out = await app.state.lanes.run(fn, payload, time_limit=time_limit, grace=config.grace,
-                                            body=await request.body(), probe=probe)
+            await asyncio.wait({job, gone}, return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:  # (the server is stopping)
+            job.cancel()
+            raise
+        finally:
+            gone.cancel()
+        if not job.done():
+            job.cancel()
+            await asyncio.gather(job, return_exceptions=True)
+            return error_response(CLIENT_GONE, "the client closed the request; its job was stopped")
+        try:
+            out = job.result()
         except JobError as err:
             headers = {"Retry-After": str(err.retry_after)} if err.retry_after else None
             return error_response(err.status, str(err), headers=headers)
@@ -199,6 +236,29 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         return [{"name": name, "description": cls.description, "train_types": list(cls.train_types),
                  "options": dict(cls.options)} for name, cls in sorted(registered().items())]
 
+    @app.post("/position", summary="A position as the page edits it: native document, trains, phase, "
+                                    "state, recorded routes",
+              responses={200: {"model": PositionAnswer}, **refusals})
+    async def position(req: PositionRequest, request: Request) -> Any:
+        out = await run(work.position_job, req.model_dump(), config.max_time_limit, request)
+        return out if isinstance(out, Response) else JSONResponse(out["ok"])
+
+    @app.get("/bridge", summary="Whether the 18xx.games bridge is configured on this server",
+             response_model=BridgeAnswer)
+    async def bridge() -> dict:
+        return await asyncio.to_thread(work.bridge_status)
+
+    @app.post("/game", summary="Replay an 18xx.games game (the bridge): its positions before each run",
+              responses={200: {"model": GameAnswer}, **refusals})
+    async def game(req: GameRequest, request: Request) -> Any:
+        status = await asyncio.to_thread(work.bridge_status)
+        if not status["configured"]:
+            return error_response(501, status["message"], "game")
+        # replaying a whole game is heavy work: no probe, the heavy lane's longest limit
+        out = await run(work.game_job, req.model_dump(), config.max_time_limit, request, probe=False)
+        return out if isinstance(out, Response) else JSONResponse(out["ok"])
+
+    add_web(app)
     add_docs(app)
     app.add_middleware(BodyIntake, max_bytes=config.max_body_bytes, timeout=config.body_timeout)
     return app

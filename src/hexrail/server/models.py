@@ -42,6 +42,19 @@ class RenderRequest(_Body):
     format: Literal["svg", "png"] = "svg"
     size: float = Field(50.0, gt=0, le=500, description="hex radius in SVG units")
     scale: float = Field(1.0, gt=0, le=4, description="PNG pixels per SVG unit")
+    legend: bool = Field(True, description="draw the legend under the map (with a plan)")
+    palette: Literal["classic", "okabe-ito"] = Field(
+        "classic", description="route colours: classic hues, or Okabe–Ito colours (safe for "
+                               "colour-blind eyes) with a dash pattern per train")
+
+
+class PositionRequest(_Body):
+    position: dict[str, Any] = Field(description="native position or 18xx.games position export")
+
+
+class GameRequest(_Body):
+    game: dict[str, Any] = Field(description="an 18xx.games game's data (the site's Tools tab), "
+                                             "replayed by the 18xx.games bridge")
 
 
 # ------------------------------------------------------------------------------------------------
@@ -161,6 +174,39 @@ class HealthAnswer(_Answer):
     version: str
     pending: int
     lanes: dict[Literal["light", "heavy"], LaneAnswer]
+
+
+class PositionAnswer(_Answer):
+    """A position as the page edits it: the native document, what it is about, and the routes
+    18xx.games recorded for it (an 18xx.games export only)."""
+
+    source: Literal["native", "18xx"]
+    name: str
+    company: str
+    profile: str
+    train_types: list[str] = Field(description="train forms the profile reads")
+    trains: list[dict[str, Any]] = Field(description="id and name of each train")
+    phase: dict[str, Any]
+    state: dict[str, Any]
+    native: dict[str, Any] = Field(description="the position as a native document (hexrail-position/1)")
+    recorded: dict[str, Any] | None = Field(description="the players' routes (18xx.games route "
+                                                        "form) and figures, when the position has them")
+
+
+class ExampleAnswer(_Answer):
+    name: str
+    title: str
+
+
+class BridgeAnswer(_Answer):
+    configured: bool
+    message: str
+
+
+class GameAnswer(_Answer):
+    """The positions of a replayed game, one before each run of a company's trains."""
+
+    positions: list[dict[str, Any]]
 
 
 class ProfileAnswer(_Answer):

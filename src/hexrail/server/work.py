@@ -149,10 +149,87 @@ def render_job(request: dict[str, Any]) -> dict[str, Any]:
             plan = solve(pos, time_limit=request.get("time_limit"),
                          objective=request.get("objective", "income"))
             cut_short = not plan.optimal
-        svg = render_svg(pos, plan, size=request.get("size", 50.0))
+        svg = render_svg(pos, plan, size=request.get("size", 50.0), legend=request.get("legend", True),
+                         palette=request.get("palette", "classic"))
         if request.get("format", "svg") == "png":
             png = svg_to_png(svg, scale=request.get("scale", 1.0), max_pixels=MAX_PNG_PIXELS)
             return {"ok": png, "media_type": "image/png", "cut_short": cut_short}
         return {"ok": svg.encode("utf-8"), "media_type": "image/svg+xml", "cut_short": cut_short}
     except HexrailError as err:
         return _failure(err)
+
+
+def position_job(request: dict[str, Any]) -> dict[str, Any]:
+    """A position as the page edits it: its native document (any position read, written back
+    as ``hexrail-position/1``), company, trains, phase, state, and the routes 18xx.games
+    recorded for it."""
+    from hexrail.io.native import position_to_json
+    from hexrail.model.frozen import thaw
+    from hexrail.rules import get_profile
+
+    data = request.get("position")
+    try:
+        pos = _load(data)
+        native = position_to_json(pos)
+        g18xx = data.get("schema") == G18XX_SCHEMA
+        if g18xx:
+            name = " · ".join(str(x) for x in (data.get("title"), data.get("round"),
+                                              f"game {data.get('game_id')}" if data.get("game_id") else None,
+                                              f"action {data.get('action_index')}") if x)
+        else:
+            name = str(pos.meta.get("name") or "")
+        if name:
+            native["name"] = name
+        recorded = None
+        submitted = data.get("submitted") if g18xx else None
+        if isinstance(submitted, dict) and submitted.get("routes"):
+            routes = submitted["routes"]
+            recorded = {"routes": routes, "revenue": submitted.get("revenue"),
+                        "subsidy": submitted.get("subsidy", 0), "error": submitted.get("error"),
+                        "drawable": all(isinstance(r, dict) and r.get("track") for r in routes)}
+        return {"ok": {
+            "source": "18xx" if g18xx else "native", "name": name, "company": pos.company,
+            "profile": pos.rules.profile, "train_types": list(get_profile(pos.rules.profile).train_types),
+            "trains": [{"id": t.id, "name": t.name} for t in pos.trains],
+            "phase": native["phase"], "state": thaw(pos.state), "native": native, "recorded": recorded,
+        }, "cut_short": False}
+    except HexrailError as err:
+        return _failure(err)
+
+
+def game_job(request: dict[str, Any]) -> dict[str, Any]:
+    """Replay an 18xx.games game with the bridge: its positions before every run of trains."""
+    import json
+    import os
+    import tempfile
+
+    from hexrail.bridge import export
+
+    game = request.get("game")
+    try:
+        if not isinstance(game, dict) or not isinstance(game.get("actions"), list):
+            raise HexrailError("a game's data is a JSON object with its 'actions' list (18xx.games: "
+                               "Tools → copy the game data)", where="game")
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False, encoding="utf-8") as f:
+            json.dump(game, f)
+        try:
+            positions = list(export(f.name, all_runs=True))
+        finally:
+            os.unlink(f.name)
+        if not positions:
+            raise HexrailError("the game has no runs of trains yet", where="game")
+        return {"ok": {"positions": positions}, "cut_short": False}
+    except HexrailError as err:
+        return _failure(err)
+
+
+def bridge_status() -> dict[str, Any]:
+    """Whether this server can replay 18xx.games games (`hexrail.bridge`), and if not why."""
+    from hexrail.bridge import engine_dir, ruby
+
+    try:
+        engine, found = engine_dir(), ruby()
+    except HexrailError as err:
+        return {"configured": False, "message": f"the 18xx.games bridge is not configured on this "
+                                                f"server: {err}"}
+    return {"configured": True, "message": f"18xx.games engine at {engine}, Ruby {found}"}
