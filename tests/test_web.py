@@ -12,6 +12,7 @@ import json
 import math
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -25,6 +26,7 @@ from conftest import corpus_lines, corpus_missing
 from test_server import Server, big_board, free_port
 
 import hexrail
+from hexrail.bridge import ENGINE_ENV
 from hexrail.examples import example_names
 from hexrail.render import style
 from hexrail.server.web import STATIC_DIR
@@ -265,6 +267,41 @@ def test_bridge_says_plainly_when_not_configured(api):
     answer = api.post("/game", json={"game": {"actions": []}})
     assert answer.status_code == 501
     assert answer.json()["where"] == "game" and "not configured" in answer.json()["error"]
+
+
+def bridge_game(name: str = "962.json", title: str = "1889") -> dict:
+    """An 18xx.games game's data (an engine fixture), where the server has the bridge."""
+    engine = os.environ.get(ENGINE_ENV)
+    path = Path(engine or "") / "public" / "fixtures" / title / name
+    if not engine or not shutil.which("ruby") or not path.is_file():
+        pytest.skip(f"needs Ruby and an 18xx.games engine checkout named by {ENGINE_ENV}")
+    return json.loads(path.read_text())
+
+
+def test_a_game_replayed_gives_every_run_and_each_solves(api):
+    game = bridge_game()
+    assert api.get("/bridge").json()["configured"]
+    answer = api.post("/game", json={"game": game}, timeout=600)
+    assert answer.status_code == 200, answer.text
+    positions = answer.json()["positions"]
+    assert len(positions) > 10
+    assert all(p["schema"] == "18xx-route-position/1" and p["title"] == "1889" for p in positions)
+    assert {p["fixture"] for p in positions} == {f"{game['id']}.json"}  # named by the game, not a temp file
+    for p in positions:  # each is the position before one of the game's runs (undone runs have none)
+        action = game["actions"][p["action_index"]]
+        assert action["type"] == "run_routes" and action["entity"] == p["entity"]["id"]
+    last = positions[-1]
+    solved = api.post("/solve", json={"position": last}).json()
+    assert solved["optimal"] and solved["total"] >= last["submitted"]["revenue"]
+
+
+def test_a_game_without_runs_is_refused_by_name(api):
+    game = bridge_game()
+    first_run = next(k for k, a in enumerate(game["actions"]) if a["type"] == "run_routes")
+    answer = api.post("/game", json={"game": game | {"actions": game["actions"][:first_run]}},
+                      timeout=600)
+    assert answer.status_code == 422 and answer.json()["where"] == "game"
+    assert "no runs of trains" in answer.json()["error"]
 
 
 # ------------------------------------------------------------------------------------------------

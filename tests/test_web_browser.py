@@ -20,7 +20,7 @@ from pathlib import Path
 import httpx
 import pytest
 from test_server import Server, big_board
-from test_web import MIN_DELTA_E, closest_colours, example_doc, g18xx_line
+from test_web import MIN_DELTA_E, bridge_game, closest_colours, example_doc, g18xx_line
 
 from hexrail.examples import example_names
 
@@ -137,6 +137,38 @@ def test_18xx_position_line_beside_the_players_routes(page, api):
     assert data["title"] in page.inner_text("#position-name")
     shot(page, "g18xx-position")
     assert not page.problems, page.problems
+
+
+def test_a_whole_game_replayed_then_a_round_and_company_picked(page, api, tmp_path):
+    """The bridge flow: a game's data file, replayed on the server, one run picked and solved."""
+    game = bridge_game()
+    path = tmp_path / "962.json"
+    path.write_text(json.dumps(game))
+    page.goto(page.base + "/")
+    page.click("#game summary")
+    page.wait_for_function("() => !document.querySelector('#load-game').disabled")
+    assert "18xx.games engine" in page.inner_text("#bridge-note")
+    page.set_input_files("#game-file", str(path))
+    page.click("#load-game")
+    page.wait_for_function("() => !document.querySelector('#game-round').disabled", timeout=600_000)
+    rounds = page.eval_on_selector_all("#game-round option", "os => os.map(o => o.value)")
+    assert len(rounds) > 5 and all("Operating Round" in r for r in rounds)
+    page.select_option("#game-round", rounds[-1])
+    companies = page.eval_on_selector_all("#game-company option", "os => os.map(o => o.text)")
+    assert companies and len(companies) == len(set(companies))
+    page.select_option("#game-company", label=companies[-1])
+    page.click("#load-run")
+    solved(page)
+    positions = api.post("/game", json={"game": game}, timeout=600).json()["positions"]
+    position = next(p for p in positions if f"{p['turn']}.{p['round_num']} {p['round']}" == rounds[-1]
+                    and p["entity"]["id"] == companies[-1])
+    answer = api.post("/solve", json={"position": position}).json()
+    assert shown_total(page) == answer["total"] >= position["submitted"]["revenue"]
+    assert page.inner_text("#optimality").startswith("optimal: true")
+    assert len(board_routes(page)) == len(answer["routes"])
+    assert f"revenue {position['submitted']['revenue']}" in page.inner_text("#recorded-summary")
+    assert not page.problems, page.problems
+    shot(page, "game-replayed")
 
 
 def test_position_files_native_and_of_several_lines(page, api, tmp_path):

@@ -210,12 +210,14 @@ def game_job(request: dict[str, Any]) -> dict[str, Any]:
         if not isinstance(game, dict) or not isinstance(game.get("actions"), list):
             raise HexrailError("a game's data is a JSON object with its 'actions' list (18xx.games: "
                                "Tools → copy the game data)", where="game")
-        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False, encoding="utf-8") as f:
-            json.dump(game, f)
-        try:
-            positions = list(export(f.name, all_runs=True))
-        finally:
-            os.unlink(f.name)
+        # the file's name is the positions' "fixture": the game's id, not a temporary name
+        game_id = game.get("id")
+        name = f"{game_id}.json" if isinstance(game_id, int) else "game.json"
+        with tempfile.TemporaryDirectory(prefix="hexrail-game-") as folder:
+            path = os.path.join(folder, name)
+            with open(path, "w", encoding="utf-8") as f:
+                json.dump(game, f)
+            positions = list(export(path, all_runs=True))
         if not positions:
             raise HexrailError("the game has no runs of trains yet", where="game")
         return {"ok": {"positions": positions}, "cut_short": False}
