@@ -22,6 +22,7 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time `__getattr_
     from hexrail.io.native import load_position, position_to_json
     from hexrail.model import Position
     from hexrail.plan import Plan, RoutePlan, plan_from_json
+    from hexrail.batch import solve_many
     from hexrail.solve import solve
     from hexrail.validate import check_plan, validate
     from hexrail.build import position
@@ -31,13 +32,13 @@ _SOURCES = {
     "HexrailError": "hexrail.errors", "example_path": "hexrail.examples",
     "load_position": "hexrail.io.native", "position_to_json": "hexrail.io.native",
     "Position": "hexrail.model", "Plan": "hexrail.plan", "RoutePlan": "hexrail.plan",
-    "plan_from_json": "hexrail.plan", "solve": "hexrail.solve", "check_plan": "hexrail.validate",
+    "plan_from_json": "hexrail.plan", "solve": "hexrail.solve", "solve_many": "hexrail.batch", "check_plan": "hexrail.validate",
     "validate": "hexrail.validate", "position": "hexrail.build",
 }
 
 __all__ = [
     "HexrailError", "Plan", "Position", "RoutePlan", "example_path", "load_position",
-    "check_plan", "plan_from_json", "position", "position_to_json", "solve", "validate",
+    "check_plan", "plan_from_json", "position", "position_to_json", "solve", "solve_many", "validate",
 ]
 
 

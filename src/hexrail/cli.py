@@ -37,6 +37,17 @@ def seconds(text: str) -> float:
     return value
 
 
+def processes(text: str) -> int:
+    """An argparse type: a number of worker processes, 1 or more."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of processes") from None
+    if not 1 <= value <= 256:
+        raise argparse.ArgumentTypeError(f"{text!r}: processes must be 1 to 256")
+    return value
+
+
 def require(module: str, extra: str) -> None:
     """Fail with a one-line error naming the extra to install when `module` is not importable.
 
@@ -114,6 +125,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
         return _solve_18xx(args)
     if args.source == "18xx-game":
         return _solve_18xx_game(args)
+    if args.workers > 1:
+        raise HexrailError("--workers goes with --from 18xx (a file of many positions)")
     if args.engine or args.action is not None or args.all_runs:
         raise HexrailError("--engine, --action and --all go with --from 18xx-game")
     from hexrail.io.native import load_position
@@ -176,22 +189,14 @@ def _solve_18xx(args: argparse.Namespace) -> int:
     Every result line has the same keys; the one-off warm-up (loading the compiled kernels, not
     counted in any line's ``seconds``) is logged to stderr with ``-v``.
     """
-    from hexrail.io.g18xx import position_records, solve_record, warm_up
+    from hexrail.io.g18xx.streams import solve_records
 
     fmt = _format(args)
     notes = _RulesNotes("solved")
-    warmed = False
     status = 0
     fallback = False
     head = (f"{'line':>5}  {'title':<8} {'fixture':<28} {'action':>6}  {'company':<8} {'income':>9}  "
             f"{'proof':<10} {'vs best':>7}  {'seconds':>8}  rules")
-
-    def solved(data: Any) -> dict:
-        nonlocal warmed
-        if not warmed:
-            warmed = True
-            log.info(f"warm-up: loaded the compiled solver in {warm_up():.2f} s")
-        return solve_record(data, time_limit=args.time_limit, objective=args.objective)
 
     def row(record: dict) -> str:
         nonlocal fallback
@@ -205,7 +210,9 @@ def _solve_18xx(args: argparse.Namespace) -> int:
                 f"{proof:<10} {_cell(record['vs_best_recorded']) or '-':>7}  "
                 f"{record['seconds']:>8.3f}  {rules}")
 
-    status = _print_records(position_records(args.position, solved), fmt, head, row)
+    records = solve_records(args.position, time_limit=args.time_limit, objective=args.objective,
+                            workers=args.workers)
+    status = _print_records(records, fmt, head, row)
     if fmt == "table" and fallback:
         print("generic (fallback): the title has no rules profile of its own; solved under the "
               "generic rules, which may differ from its own")
@@ -342,6 +349,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--time-limit", type=seconds, default=None, help="seconds per position")
     p.add_argument("--objective", choices=("income", "revenue"), default="income",
                    help="maximise revenue + subsidy (income, default) or revenue alone")
+    p.add_argument("--workers", type=processes, default=1,
+                   help="with --from 18xx: processes to solve in (default 1); lines stay in order")
     from hexrail.bridge.cli import add_game_arguments
 
     add_game_arguments(p)  # for --from 18xx-game
@@ -363,7 +372,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("corpus", help="summary per title over 18xx.games position files")
     p.add_argument("files", nargs="+")
     p.add_argument("--time-limit", type=seconds, default=None, help="seconds per position")
-    p.add_argument("--workers", type=int, default=1, help="processes (default 1)")
+    p.add_argument("--workers", type=processes, default=1, help="processes (default 1)")
     p.add_argument("--json", help="also write every per-position result to this JSON-lines file")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_corpus)

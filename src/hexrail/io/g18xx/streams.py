@@ -23,19 +23,22 @@ from hexrail.model.position import Position
 log = logging.getLogger(__name__)
 
 
+def _open(path: str | FilePath) -> IO[str]:
+    """The file at `path` (``-``: stdin), or a one-line error naming it."""
+    if str(path) == "-":
+        return sys.stdin
+    try:
+        return open(path, encoding="utf-8")  # noqa: SIM115 - the caller closes it
+    except OSError as err:
+        raise HexrailError(f"cannot read file: {err.strerror}", where=str(path)) from None
+
+
 def read_positions(path: str | FilePath) -> Iterator[tuple[int, Any]]:
     """``(line number, parsed object or HexrailError)`` for every position in a file or stdin.
 
     A file holds JSON lines, or one JSON document over several lines. Blank lines are skipped.
     """
-    stream: IO[str]
-    if str(path) == "-":
-        stream = sys.stdin
-    else:
-        try:
-            stream = open(path, encoding="utf-8")  # noqa: SIM115 - closed below
-        except OSError as err:
-            raise HexrailError(f"cannot read file: {err.strerror}", where=str(path)) from None
+    stream = _open(path)
     try:
         first = True
         for number, line in enumerate(stream, 1):
@@ -174,6 +177,90 @@ def position_records(path: str, make: Callable[[Any], dict]) -> Iterator[dict]:
             yield {**_ids(None), "line": number, "error": str(data)}
         else:
             yield {**make(data), "line": number}
+    if not count:
+        raise HexrailError("no positions: the input is empty", where="stdin" if path == "-" else path)
+
+
+def _texts(path: str) -> Iterator[tuple[int, str, bool]]:
+    """``(line number, JSON text, whole)`` per position of `path`, unparsed: for workers to parse.
+
+    Only the first line is parsed here, to tell JSON lines from one document over several
+    lines (then the whole text is the one item, and ``whole`` is true).
+    """
+    first = True
+    stream = _open(path)
+    try:
+        for number, line in enumerate(stream, 1):
+            if not line.strip():
+                continue
+            if first:
+                first = False
+                try:
+                    json.loads(line)
+                except json.JSONDecodeError:
+                    yield number, line + stream.read(), True
+                    return
+            yield number, line, False
+    finally:
+        if stream is not sys.stdin:
+            stream.close()
+
+
+def _solve_texts(items: list[tuple[int, str, bool]], time_limit: float | None, objective: str,
+                 path: str) -> list[dict]:
+    out = []
+    for number, text, whole in items:
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as err:
+            # the reader's words (`read_positions`): a line, or a document over several lines
+            error = HexrailError(f"malformed JSON at column {err.colno}: {err.msg}",
+                                 where=f"line {number}") if not whole else HexrailError(
+                f"malformed JSON at line {err.lineno + number - 1} column {err.colno}: {err.msg}",
+                where=str(path))
+            out.append({**_ids(None), "line": number, "error": str(error)})
+            continue
+        out.append({**solve_record(data, time_limit=time_limit, objective=objective), "line": number})
+    return out
+
+
+def solve_records(path: str, *, time_limit: float | None = None, objective: str = "income",
+                  workers: int = 1) -> Iterator[dict]:
+    """The records of ``solve --from 18xx``, in input order, solved in `workers` processes.
+
+    One process: the kernels load once before the first position (`warm_up`, logged at info),
+    so no line's ``seconds`` holds it. Several: each worker loads what its positions need,
+    and lines travel to them unparsed (`hexrail.batch.map_ordered`).
+    """
+    if workers <= 1:
+        warmed = False
+
+        def solved(data: Any) -> dict:
+            nonlocal warmed
+            if not warmed:
+                warmed = True
+                log.info(f"warm-up: loaded the compiled solver in {warm_up():.2f} s")
+            return solve_record(data, time_limit=time_limit, objective=objective)
+
+        yield from position_records(path, solved)
+        return
+    from functools import partial
+
+    from hexrail.batch import map_ordered
+
+    count = 0
+
+    def counted(items: Iterator[tuple[int, str, bool]]) -> Iterator[tuple[int, str, bool]]:
+        nonlocal count
+        for item in items:
+            count += 1
+            yield item
+
+    def died(item: tuple[int, str, bool], reason: str) -> dict:
+        return {**_ids(None), "line": item[0], "error": f"not solved: {reason}"}
+
+    work = partial(_solve_texts, time_limit=time_limit, objective=objective, path=path)
+    yield from map_ordered(work, counted(_texts(path)), workers=workers, failed=died)
     if not count:
         raise HexrailError("no positions: the input is empty", where="stdin" if path == "-" else path)
 
