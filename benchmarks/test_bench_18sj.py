@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import hexrail
-from hexrail.solve import cached_track, choose, prepare
+from hexrail.solve import choose, forget_tracks, prepare
 
 CORPUS = Path(os.environ.get("HEXRAIL_CORPUS") or Path(__file__).resolve().parents[2] / "shared" / "corpus")
 FILE = CORPUS / "18SJ.jsonl"
@@ -66,7 +66,7 @@ def test_18sj_largest_warm(benchmark, data, position):
 
 def test_18sj_largest_first_solve(benchmark, data, position):
     """Kernels loaded, but the position's track graph compiled afresh each round."""
-    plan = benchmark.pedantic(hexrail.solve, args=(position,), setup=cached_track.cache_clear,
+    plan = benchmark.pedantic(hexrail.solve, args=(position,), setup=forget_tracks,
                               rounds=5, iterations=1)
     record(benchmark, data, plan)
     assert plan.optimal and plan.revenue == LARGEST_REVENUE

@@ -36,6 +36,7 @@ from hexrail.model.tile import End, Token
 from hexrail.model.trains import ALL_KINDS, UNLIMITED, Row, parse_spec
 from hexrail.plan import RoutePlan
 from hexrail.rules import Profile, profiles, register
+import hexrail.rules.base as rules_base
 from hexrail.rules.base import PASSABLE
 
 FLAT = {"orientation": "flat", "axes": {"x": "letter", "y": "number"},
@@ -211,10 +212,12 @@ def test_title_with_rules_of_its_own(title):
         assert title in note and "solved under the generic rules" in note
 
 
-def test_title_to_profile():
+def test_title_to_profile(monkeypatch):
     assert rules_for_title("1830") == ("generic", True, "1830 uses the generic rules")
     assert rules_for_title("1889")[:2] == ("generic", True)
     assert rules_for_title("18ZZ")[:2] == ("generic", False)
+    # the profile registered here is gone after the test (others ask for "1899" as unknown)
+    monkeypatch.setattr(rules_base, "_REGISTRY", dict(rules_base._REGISTRY))
 
     @register
     class Title1899(Profile):
@@ -689,3 +692,33 @@ def test_cli_score_and_corpus(corpus_dir, tmp_path):
 def test_cli_reports_unreadable_file():
     done = _hexrail("solve", "--from", "18xx", "/nonexistent/positions.jsonl")
     assert done.returncode == 2 and "cannot read file" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_repeated_hexes_are_read_once_and_shared():
+    """A hex seen before (the same JSON) is the same `Hex`; any change reads it again."""
+    first, second = position_from_18xx(board()), position_from_18xx(board())
+    assert all(a is b for a, b in zip(first.hexes, second.hexes))
+    assert first.layout is second.layout
+    changed = board()
+    changed["hexes"][1]["rot"] = (changed["hexes"][1].get("rot", 0) + 1) % 6
+    third = position_from_18xx(changed)
+    assert third.hexes[1] is not first.hexes[1] and third.hexes[0] is first.hexes[0]
+    assert third.hexes[1].tile.rotation == changed["hexes"][1]["rot"]
+    # a bad hex is refused every time, not remembered
+    for _ in range(2):
+        bad = board()
+        bad["hexes"][1]["nb"] = ["A1"]
+        with pytest.raises(HexrailError, match="nb must list six"):
+            position_from_18xx(bad)
+
+
+def test_a_board_is_compiled_once_for_positions_that_share_it():
+    import importlib
+
+    solve_module = importlib.import_module("hexrail.solve")
+    first, second = position_from_18xx(board()), position_from_18xx(board())
+    assert solve_module.cached_track(first, "broad") is solve_module.cached_track(second, "broad")
+    changed = board()
+    changed["hexes"][1]["rot"] = (changed["hexes"][1].get("rot", 0) + 1) % 6
+    assert solve_module.cached_track(position_from_18xx(changed), "broad") is not \
+        solve_module.cached_track(first, "broad")

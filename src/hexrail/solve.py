@@ -6,7 +6,6 @@ import time
 from collections.abc import Callable
 from itertools import combinations
 from dataclasses import replace
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -37,11 +36,35 @@ from hexrail.stage import (MUST_USE, OBJECTIVES, TIE_SCALE, Prepared, check_magn
                            side_masks, sides_used)
 
 
-@lru_cache(maxsize=16)
+# Compiled boards, by the identity of their layout and hexes (see `cached_track`).
+_TRACKS: dict[tuple, tuple[tuple, TrackGraph]] = {}
+TRACKS = 32
+
+
 def cached_track(pos: Position, gauge: str, single_joins_double: bool = False,
                  twins: tuple[str, ...] = ()) -> TrackGraph:
-    return compile_track(pos, gauge, extra_resources=1, single_joins_double=single_joins_double,
-                         twins=twins)
+    """`compile_track` of `pos`, compiled once per board.
+
+    The track depends on the layout and the hexes only, so positions that share those objects
+    (the companies of one round, read by `hexrail.io.g18xx`, which shares repeated hexes; the
+    two passes of one `solve`) share the graph. The key is their ``id``s, cheap where hashing
+    a board is not; each entry holds the objects it names, so no id is reused while it lives.
+    """
+    key = (id(pos.layout), *map(id, pos.hexes), gauge, single_joins_double, twins)
+    found = _TRACKS.get(key)
+    if found is not None:
+        return found[1]
+    graph = compile_track(pos, gauge, extra_resources=1, single_joins_double=single_joins_double,
+                          twins=twins)
+    if len(_TRACKS) >= TRACKS:
+        del _TRACKS[next(iter(_TRACKS))]  # the oldest
+    _TRACKS[key] = ((pos.layout, pos.hexes), graph)
+    return graph
+
+
+def forget_tracks() -> None:
+    """Empty the compiled-board cache (a benchmark's cold start)."""
+    _TRACKS.clear()
 
 
 def prepare(position: Any, *, objective: str = "income", deadline: float | None = None,

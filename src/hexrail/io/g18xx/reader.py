@@ -79,7 +79,37 @@ def _layout(data: dict) -> Layout:
     axes = raw.get("axes") or {}
     if not isinstance(axes, dict):
         raise HexrailError("axes must be an object", where="layout.axes")
-    return Layout(orientation, axes.get("x", ""), axes.get("y", ""))
+    key = (orientation, axes.get("x", ""), axes.get("y", ""))
+    if not all(isinstance(part, str) for part in key):
+        return Layout(*key)  # refused by Layout, naming the field
+    layout = _LAYOUTS.get(key)
+    if layout is None:
+        layout = _LAYOUTS.setdefault(key, Layout(*key)) if len(_LAYOUTS) < 256 else Layout(*key)
+    return layout
+
+
+# Hexes and layouts read before, by their JSON text. The positions of one game repeat most of
+# their hexes, and those of one title their unchanged ones (the shared corpus holds 13,416
+# 1830/1889 hexes, 432 of them different); a `Hex` is an immutable value, so one read serves
+# every repeat. Sharing the objects also lets `hexrail.solve.cached_track` find a board it
+# compiled before by identity, without hashing it.
+_HEXES: dict[str, Hex] = {}
+_LAYOUTS: dict[tuple, Layout] = {}
+HEX_MEMO = 100_000  # hexes kept; the memo starts again when full
+
+
+def _hex_memo(raw: Any, k: int) -> Hex:
+    try:
+        key = json.dumps(raw)
+    except (TypeError, ValueError, RecursionError):
+        return _hex(raw, k)  # not JSON data: `_hex` says what is wrong with it
+    found = _HEXES.get(key)
+    if found is None:
+        found = _hex(raw, k)
+        if len(_HEXES) >= HEX_MEMO:
+            _HEXES.clear()
+        _HEXES[key] = found
+    return found
 
 
 def _extra_tokens(raw: dict, kind: str, where: str) -> tuple[Token, ...]:
@@ -326,7 +356,7 @@ def position_from_18xx(data: dict) -> Position:
     layout = _layout(data)
     hexes_in = _need(data, "hexes", list, "position")
     at_most(len(hexes_in), MAX_HEXES, "hexes", "hexes")
-    hexes = tuple(_hex(h, k) for k, h in enumerate(hexes_in))
+    hexes = tuple(_hex_memo(h, k) for k, h in enumerate(hexes_in))
 
     entity = _need(data, "entity", dict, "position")
     company = _need(entity, "id", str, "entity")
