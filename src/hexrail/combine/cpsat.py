@@ -10,16 +10,18 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from ortools.sat.python import cp_model
 
 from hexrail.combine import _kernels as K
 from hexrail.combine.bnb import Selection
 from hexrail.errors import HexrailError
 from hexrail.stage import (CONNECTION, HOME_ROUTE, REGION, Prepared, meets, payable_stops,
                            region_limits, required)
+
+if TYPE_CHECKING:  # ortools (and the pandas it imports) load only when a model is built
+    from ortools.sat.python import cp_model
 
 
 def _bits(res: np.ndarray) -> list[np.ndarray]:
@@ -110,6 +112,8 @@ def combine_coupled(prep: Prepared, *, deadline: float | None = None, workers: i
     rules = prep.rules
     n_trains = len(prep.trains)
     income = prep.objective == "income"
+    from ortools.sat.python import cp_model
+
     model = cp_model.CpModel()
 
     # -- data ----------------------------------------------------------------------------
