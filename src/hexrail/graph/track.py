@@ -99,9 +99,154 @@ class TrackGraph:
         return paths[::-1] if reverse else paths
 
 
+class _HexRows:
+    """One hex's nodes and paths as rows (`compile_track`): what the hex adds to the arrays the
+    stitching kernel reads, the same in every position it is part of. ``rows[k]`` of path k:
+    the columns of `_track_kernels` (node place in the tile or -1, side, lane width and index,
+    per end; terminal; the town of its stretch, numbered within the hex, or -1)."""
+
+    __slots__ = ("node_refs", "node_kinds", "node_at", "path_refs", "rows", "tracks", "ignore",
+                 "n_stretches", "usable", "edges")
+
+    def __init__(self, h) -> None:
+        from hexrail.graph import _track_kernels as K
+
+        tile = h.tile
+        self.node_refs = [f"{h.id}-{n.index}" for n in tile.nodes]
+        self.node_kinds = [KIND_CODES[n.kind] for n in tile.nodes]
+        self.node_at = {n.index: k for k, n in enumerate(tile.nodes)}
+        self.path_refs = [f"{h.id}:{k}" for k in range(len(tile.paths))]
+        rows = np.zeros((len(tile.paths), K.COLUMNS), np.int64)
+        towns: dict[int, int] = {}
+        stretches = tile.stretches()
+        edges: set[int] = set()
+        for k, path in enumerate(tile.paths):
+            for e, end in enumerate(path.ends):
+                if end.is_edge:
+                    rows[k, K.NODE + e] = -1
+                    rows[k, K.EDGE + e] = end.edge
+                    rows[k, K.WIDTH + e], rows[k, K.LANE + e] = end.lane
+                    edges.add(end.edge)
+                else:
+                    rows[k, K.NODE + e] = self.node_at[end.node]
+                    rows[k, K.WIDTH + e] = 1
+            rows[k, K.TERMINAL_COL] = path.terminal
+            rows[k, K.STRETCH_COL] = towns.setdefault(stretches[k], len(towns)) if k in stretches else -1
+        self.rows = rows
+        self.tracks = [p.track for p in tile.paths]
+        self.ignore = [p.ignore for p in tile.paths]
+        self.n_stretches = len(towns)
+        self.usable: dict[str, np.ndarray] = {}
+        self.edges = sorted(edges)  # the sides its track reaches
+
+    def usable_for(self, gauge: str) -> np.ndarray:
+        found = self.usable.get(gauge)
+        if found is None:
+            found = self.usable[gauge] = np.array(
+                [gauge_matches(t, gauge) and not i for t, i in zip(self.tracks, self.ignore)], np.bool_)
+        return found
+
+
+# Rows of hexes seen before, by identity; each entry holds its hex, so no id is reused while it
+# lives. Readers share repeated hexes (`hexrail.io.g18xx`), so a new position mostly hits.
+_ROWS: dict[int, tuple[object, _HexRows]] = {}
+ROWS = 100_000
+
+
+def _rows(h) -> _HexRows:
+    found = _ROWS.get(id(h))
+    if found is None:
+        if len(_ROWS) >= ROWS:
+            _ROWS.clear()
+        found = _ROWS[id(h)] = (h, _HexRows(h))
+    return found[1]
+
+
 def compile_track(pos: Position, gauge: str = "broad", extra_resources: int = 0,
                   single_joins_double: bool = False, twins: tuple[str, ...] = ()) -> TrackGraph:
-    """Build the `TrackGraph` of `pos` for trains of `gauge`.
+    """Build the `TrackGraph` of `pos` for trains of `gauge`: each hex's rows (made once per
+    hex), stitched by a kernel (`_track_kernels.stitch`). Arguments as `compile_track_twin`,
+    the slow twin it is tested against, which gives the same graph.
+    """
+    from hexrail.graph._track_kernels import stitch
+
+    hexes = pos.hexes
+    hex_ids = tuple(h.id for h in hexes)
+    hex_pos = {h: i for i, h in enumerate(hex_ids)}
+    order = sorted(range(len(hex_ids)), key=hex_ids.__getitem__)
+    hex_rank = np.empty(len(hex_ids), np.int64)
+    hex_rank[order] = np.arange(len(hex_ids))
+    node_base = np.zeros(len(hexes), np.int64)
+    stretch_base = np.zeros(len(hexes), np.int64)
+    hex_nb = np.full((len(hexes), 6), -1, np.int64)
+    node_ref: list[str] = []
+    node_hex: list[int] = []
+    node_kind: list[int] = []
+    path_ref: list[str] = []
+    rows: list[np.ndarray] = []
+    usable: list[np.ndarray] = []
+    with_paths: list[int] = []
+    n_stretches = 0
+    for i, h in enumerate(hexes):
+        r = _rows(h)
+        if not r.node_refs and not r.path_refs:
+            continue
+        node_base[i] = len(node_ref)
+        stretch_base[i] = n_stretches
+        n_stretches += r.n_stretches
+        node_ref.extend(r.node_refs)
+        node_hex.extend([i] * len(r.node_refs))
+        node_kind.extend(r.node_kinds)
+        if r.path_refs:
+            path_ref.extend(r.path_refs)
+            rows.append(r.rows)
+            usable.append(r.usable_for(gauge))
+            with_paths.append(i)
+            for edge in r.edges:
+                there = h.neighbours[edge] if h.neighbours is not None else pos.neighbour(h.id, edge)
+                if there is not None:
+                    hex_nb[i, edge] = hex_pos[there]
+    n_real = len(node_ref)
+    twin_list: list[int] = []
+    for ref in dict.fromkeys(twins):
+        hex_id, _, index = ref.rpartition("-")
+        original = int(node_base[hex_pos[hex_id]]) + _rows(pos.hex(hex_id)).node_at[int(index)]
+        twin_list.append(original)
+        node_ref.append(ref)
+        node_hex.append(node_hex[original])
+        node_kind.append(node_kind[original])
+    twin_of = np.full(len(node_ref), -1, np.int64)
+    twin_of[twin_list] = np.arange(n_real, len(node_ref))
+    from hexrail.graph._track_kernels import COLUMNS
+
+    counts = [len(x) for x in rows]
+    p_hex = np.repeat(np.asarray(with_paths, np.int64), counts)
+    (n_vertices, vertex_res, vertex_side_hex, chain_ends, chain_side, chain_terminal,
+     chain_crossings, path_ptr, flat_paths, hex_ptr, flat_hexes, chain_res, adj_ptr, adj_chain,
+     adj_end, n_points, words) = stitch(
+        p_hex, np.concatenate(rows) if rows else np.zeros((0, COLUMNS), np.int64),
+        np.concatenate(usable) if usable else np.zeros(0, np.bool_), node_base, stretch_base,
+        hex_nb, hex_rank, twin_of, n_stretches, single_joins_double, extra_resources)
+    return TrackGraph(
+        hex_ids=hex_ids, node_ref=tuple(node_ref), node_hex=np.asarray(node_hex, np.int32),
+        node_kind=np.asarray(node_kind, np.int8), n_vertices=int(n_vertices),
+        vertex_res=vertex_res, vertex_side_hex=vertex_side_hex, chain_ends=chain_ends,
+        chain_side=chain_side, chain_terminal=chain_terminal, chain_crossings=chain_crossings,
+        chain_path_ptr=path_ptr, chain_paths=flat_paths, chain_hex_ptr=hex_ptr,
+        chain_hexes=flat_hexes, chain_res=chain_res, adj_ptr=adj_ptr, adj_chain=adj_chain,
+        adj_end=adj_end, path_ref=tuple(path_ref), path_hex=p_hex.astype(np.int32),
+        n_paths=len(path_ref), n_hexsides=int(n_points), n_stretches=n_stretches, words=int(words),
+        node_index={ref: i for i, ref in enumerate(node_ref[:n_real])},
+        node_twin=np.asarray([-1] * n_real + twin_list, np.int32),
+        path_index={ref: i for i, ref in enumerate(path_ref)},
+    )
+
+
+def compile_track_twin(pos: Position, gauge: str = "broad", extra_resources: int = 0,
+                       single_joins_double: bool = False,
+                       twins: tuple[str, ...] = ()) -> TrackGraph:
+    """Build the `TrackGraph` of `pos` for trains of `gauge`, one path at a time in Python:
+    the slow twin `compile_track` is tested against.
 
     `extra_resources` reserves bits after the track resources for profile claims (a bonus that
     pays once per round, the round's one bypass), so candidate bitsets can carry them too.
