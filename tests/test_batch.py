@@ -145,3 +145,21 @@ def test_cli_workers_on_empty_input(capsys, tmp_path):
     path.write_text("\n\n")
     assert main(["solve", "--from", "18xx", str(path), "--workers", "2"]) == 2
     assert "input is empty" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_numbers_json_has_not_are_refused_by_line(capsys, tmp_path, workers):
+    """NaN, Infinity and 1e999 are no JSON numbers: their line gets an error, the others solve."""
+    good = json.dumps(line_board())
+    bad = [good.replace("}", ', "x": NaN}', 1),
+           good.replace("}", ', "x": -Infinity}', 1), good.replace("}", ', "x": 1e999}', 1)]
+    path = tmp_path / "numbers.jsonl"
+    path.write_text("\n".join([good, *bad, good]) + "\n")
+    status, records = _lines(capsys, ["solve", "--from", "18xx", str(path), "--format", "json",
+                                      "--workers", workers])
+    assert status == 2 and [r["line"] for r in records] == [1, 2, 3, 4, 5]
+    assert records[0]["total"] == records[4]["total"] == 50
+    assert "NaN is not a JSON number" in records[1]["error"]
+    assert "-Infinity is not a JSON number" in records[2]["error"]
+    assert "1e999 is too large" in records[3]["error"]
+    assert all(r["error"].startswith(f"line {k + 2}:") for k, r in enumerate(records[1:4]))

@@ -27,6 +27,7 @@ from typing import IO, Any
 from tqdm import tqdm
 
 from hexrail.errors import HexrailError
+from hexrail.io.limits import loads
 
 Task = tuple[str, int, str]  # file, line number, line text
 
@@ -58,10 +59,12 @@ def solve_task(task: Task, time_limit: float | None = None, objective: str = "in
 
     name, number, text = task
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as err:
+        data = loads(text)
+    except ValueError as err:  # malformed, or NaN / Infinity / 1e999, which JSON has not
+        message = (f"malformed JSON at column {err.colno}: {err.msg}"
+                   if isinstance(err, json.JSONDecodeError) else str(err))
         return {"file": name, "line": number, "title": None, "fixture": None, "action_index": None,
-                "error": f"malformed JSON at column {err.colno}: {err.msg}"}
+                "error": message}
     record = solve_record(data, time_limit=time_limit, objective=objective)
     record = {"file": name, "line": number, **record}
     if "error" in record:

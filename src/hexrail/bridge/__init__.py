@@ -12,7 +12,6 @@ must be on the PATH. The engine's one gem dependency (require_all) is stood in f
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
@@ -21,6 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from hexrail.errors import HexrailError
+from hexrail.io.limits import loads
 
 ENGINE_ENV = "HEXRAIL_18XX_ENGINE"
 RUBY_DIR = Path(__file__).parent / "ruby"
@@ -96,7 +96,7 @@ def export(game: str | os.PathLike, *, engine: str | os.PathLike | None = None,
         try:
             for line in proc.stdout:
                 if line.strip():
-                    yield json.loads(line)
+                    yield loads(line)
         except GeneratorExit:  # the caller stopped reading: so does the replay
             proc.kill()
             raise

@@ -10,6 +10,7 @@ with 10^9 slots would build that many objects. The limits lie far above any real
 
 from __future__ import annotations
 
+import json
 import math
 from typing import Any
 
@@ -57,6 +58,23 @@ def check_document(data: Any, what: str = "position") -> None:
             else:
                 for k, item in enumerate(value):
                     stack.append((item, f"{where}[{k}]", depth + 1))
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text} is too large for a number")
+    return value
+
+
+def _not_json(name: str) -> float:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def loads(text: str | bytes) -> Any:
+    """`json.loads`, refusing what JSON has not: NaN, Infinity, and numbers too large for a
+    float. Raises `json.JSONDecodeError` for malformed text, `ValueError` for those numbers."""
+    return json.loads(text, parse_constant=_not_json, parse_float=_finite)
 
 
 def check_text(text: str | bytes, where: str = "position") -> str:

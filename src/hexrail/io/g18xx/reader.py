@@ -6,6 +6,8 @@ import json
 from dataclasses import replace
 from typing import Any
 
+import orjson
+
 from hexrail.errors import HexrailError
 from hexrail.io.limits import MAX_HEXES, MAX_TRAINS, at_most
 from hexrail.model.frozen import FrozenMap
@@ -93,14 +95,16 @@ def _layout(data: dict) -> Layout:
 # 1830/1889 hexes, 432 of them different); a `Hex` is an immutable value, so one read serves
 # every repeat. Sharing the objects also lets `hexrail.solve.cached_track` find a board it
 # compiled before by identity, without hashing it.
-_HEXES: dict[str, Hex] = {}
+_HEXES: dict[bytes, Hex] = {}
 _LAYOUTS: dict[tuple, Layout] = {}
 HEX_MEMO = 100_000  # hexes kept; the memo starts again when full
 
 
 def _hex_memo(raw: Any, k: int) -> Hex:
+    # orjson writes a hex ten times faster than json. It writes a float that is not finite as
+    # null, but JSON has no such floats: the text readers refuse them (`limits.loads`).
     try:
-        key = json.dumps(raw)
+        key = orjson.dumps(raw)
     except (TypeError, ValueError, RecursionError):
         return _hex(raw, k)  # not JSON data: `_hex` says what is wrong with it
     found = _HEXES.get(key)
@@ -344,6 +348,8 @@ def position_from_18xx(data: dict) -> Position:
     Only the trains the engine says can run (``runnable``) are kept. The rules profile is the
     registered one named like the title, else ``generic``; ``meta`` records the title, fixture,
     action index and whether the title's own rules are covered (`rules_for_title`).
+
+    `data` is parsed JSON: floats are finite (`hexrail.io.limits.loads` parses text so).
 
     Raises `HexrailError` naming the hex, node, path, train or field at fault.
     """

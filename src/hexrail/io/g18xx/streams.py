@@ -16,11 +16,26 @@ from pathlib import Path as FilePath
 from typing import IO, Any
 
 from hexrail.errors import HexrailError
+from hexrail.io.limits import loads
 from hexrail.io.g18xx.reader import position_from_18xx
 from hexrail.io.g18xx.routes import plan_from_18xx_routes, route_to_18xx
 from hexrail.model.position import Position
 
 log = logging.getLogger(__name__)
+
+
+def _parse(text: str, number: int, path: str | FilePath, *, whole: bool) -> Any:
+    """The document of `text` (starting at line `number` of `path`; `whole`: the file is one
+    document), or the `HexrailError` that says where it is malformed."""
+    try:
+        return loads(text)
+    except json.JSONDecodeError as err:
+        if whole:
+            return HexrailError(f"malformed JSON at line {err.lineno + number - 1} column "
+                                f"{err.colno}: {err.msg}", where=str(path))
+        return HexrailError(f"malformed JSON at column {err.colno}: {err.msg}", where=f"line {number}")
+    except ValueError as err:  # NaN, Infinity, 1e999: no JSON numbers
+        return HexrailError(str(err), where=str(path) if whole else f"line {number}")
 
 
 def _open(path: str | FilePath) -> IO[str]:
@@ -45,20 +60,15 @@ def read_positions(path: str | FilePath) -> Iterator[tuple[int, Any]]:
             if not line.strip():
                 continue
             try:
-                yield number, json.loads(line)
+                yield number, loads(line)
             except json.JSONDecodeError as err:
                 if first:
                     # not JSON lines: one document spread over several lines
-                    text = line + stream.read()
-                    try:
-                        yield number, json.loads(text)
-                    except json.JSONDecodeError as err2:
-                        yield number, HexrailError(
-                            f"malformed JSON at line {err2.lineno + number - 1} column {err2.colno}: "
-                            f"{err2.msg}", where=str(path))
+                    yield number, _parse(line + stream.read(), number, path, whole=True)
                     return
-                yield number, HexrailError(f"malformed JSON at column {err.colno}: {err.msg}",
-                                           where=f"line {number}")
+                yield number, _parse(line, number, path, whole=False)
+            except ValueError as err:  # NaN, Infinity, 1e999: no JSON numbers
+                yield number, HexrailError(str(err), where=f"line {number}")
             first = False
     finally:
         if stream is not sys.stdin:
@@ -197,7 +207,7 @@ def _texts(path: str) -> Iterator[tuple[int, str, bool]]:
                 first = False
                 try:
                     json.loads(line)
-                except json.JSONDecodeError:
+                except ValueError:
                     yield number, line + stream.read(), True
                     return
             yield number, line, False
@@ -210,15 +220,9 @@ def _solve_texts(items: list[tuple[int, str, bool]], time_limit: float | None, o
                  path: str) -> list[dict]:
     out = []
     for number, text, whole in items:
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as err:
-            # the reader's words (`read_positions`): a line, or a document over several lines
-            error = HexrailError(f"malformed JSON at column {err.colno}: {err.msg}",
-                                 where=f"line {number}") if not whole else HexrailError(
-                f"malformed JSON at line {err.lineno + number - 1} column {err.colno}: {err.msg}",
-                where=str(path))
-            out.append({**_ids(None), "line": number, "error": str(error)})
+        data = _parse(text, number, path, whole=whole)  # the reader's words (`read_positions`)
+        if isinstance(data, HexrailError):
+            out.append({**_ids(None), "line": number, "error": str(data)})
             continue
         out.append({**solve_record(data, time_limit=time_limit, objective=objective), "line": number})
     return out
