@@ -299,3 +299,25 @@ def test_verbosity_flags_before_or_after_the_command(flags):
     proc = hexrail_cli(*flags)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["revenue"] == 480
+
+
+def test_a_cold_kernel_cache_is_announced_before_the_first_solve(tmp_path, warm_solver):
+    """With numba's cache empty the first solve compiles for a minute: the CLI says so first."""
+    import os
+    import subprocess
+    import sys
+
+    from hexrail.compiled import NOTICE, cold
+
+    assert not cold()  # this process loaded the kernels from a populated cache
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    probe = subprocess.run([sys.executable, "-c", "from hexrail.compiled import cold; print(cold())"],
+                           env=env, capture_output=True, text=True, timeout=120)
+    assert probe.stdout.strip() == "True", probe.stderr
+    # and the command line says so, as a warning (shown unless -q), before it solves
+    for quiet, shown in (([], True), (["-q"], False)):
+        result = subprocess.run(
+            [sys.executable, "-c", "import sys, hexrail.compiled as c; c.cold = lambda: True; "
+             "from hexrail.cli import main; sys.exit(main(sys.argv[1:]))", *quiet, "solve",
+             str(hexrail.example_path("demo"))], capture_output=True, text=True, timeout=120)
+        assert result.returncode == 0 and (NOTICE in result.stderr) == shown, result.stderr

@@ -146,8 +146,9 @@ def solve_many(positions: Iterable[Any], *, workers: int = 1, time_limit: float 
     Examples
     --------
     >>> from hexrail.examples import example_path
-    >>> [p.total for p in solve_many([example_path("demo"), "{}"])][0]
-    480
+    >>> plan, error = solve_many([example_path("demo"), "{}"])
+    >>> plan.total, type(error).__name__
+    (480, 'HexrailError')
     """
     if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
         raise HexrailError(f"workers must be an integer >= 1, not {workers!r}", where="workers")

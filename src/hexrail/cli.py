@@ -21,6 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from hexrail.compiled import first_run_notice
 from hexrail.errors import HexrailError
 
 log = logging.getLogger("hexrail")
@@ -101,6 +102,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
     path = example_path(args.example)
     pos = load_position(path)
+    first_run_notice()
     first = time.perf_counter()
     plan = solve(pos, time_limit=args.time_limit)
     first = time.perf_counter() - first
@@ -121,6 +123,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
+    first_run_notice()
     if args.source == "18xx":
         return _solve_18xx(args)
     if args.source == "18xx-game":
@@ -300,6 +303,7 @@ def _print_records(records, fmt: str, head: str, row) -> int:
 def cmd_corpus(args: argparse.Namespace) -> int:
     from hexrail.corpus import run_corpus
 
+    first_run_notice()
     return run_corpus(args.files, sys.stdout, time_limit=args.time_limit, workers=args.workers,
                       progress=not (args.no_progress or args.quiet), json_out=args.json)
 
