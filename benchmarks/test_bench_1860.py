@@ -1,6 +1,6 @@
 """1860 benchmarks on real 18xx.games positions (../shared/corpus/1860.jsonl, read at run time).
 
-Run with ``python -m pytest benchmarks/test_bench_1860.py --benchmark-only``. Skips when the
+Run with ``python -m pytest benchmarks/test_bench_1860.py --benchmark-only -n 0``. Skips when the
 corpus is absent. The JIT is warmed up outside the timed region; each benchmark asserts the
 optimum and records candidate counts and stage timings. Positions: an early three-train round,
 the single 9+5 with the most candidates, and the two-train rounds the 18xx.games auto-router

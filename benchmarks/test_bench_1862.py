@@ -1,6 +1,6 @@
 """1862 benchmarks on real 18xx.games positions (../shared/corpus/1862.jsonl, read at run time).
 
-Run with ``python -m pytest benchmarks/test_bench_1862.py --benchmark-only``. Skips when the
+Run with ``python -m pytest benchmarks/test_bench_1862.py --benchmark-only -n 0``. Skips when the
 corpus is absent. The JIT is warmed up outside the timed region; each benchmark asserts the
 proven optimum and records candidate counts and stage timings. Positions: the largest rounds of
 the corpus (four and five trains of mixed variants, two or three 9F freight trains), which the

@@ -3,7 +3,7 @@
 "Largest" is the 18SJ position the 18xx.games auto-router took longest on (a late-game E train
 on a 62-track-hex board). The corpus is read from ``$HEXRAIL_CORPUS`` or ``../shared/corpus``;
 without it every benchmark skips. Run with
-``python -m pytest benchmarks/test_bench_18sj.py --benchmark-only``.
+``python -m pytest benchmarks/test_bench_18sj.py --benchmark-only -n 0``.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Engine benchmarks: the demo, and a synthetic late-game board (70 hexes, 8 tokens, 6 + 8 + D).
 
-Run with ``python -m pytest benchmarks/ --benchmark-only``. The JIT is warmed up outside the
+Run with ``python -m pytest benchmarks/ --benchmark-only -n 0``. The JIT is warmed up outside the
 timed region; one benchmark measures a cold start in a fresh process (on-disk JIT cache
 populated). Each benchmark asserts the revenue and records graph and candidate sizes.
 """

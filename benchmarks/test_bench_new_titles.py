@@ -1,7 +1,7 @@
 """1846, 1817, 18USA and 1822 benchmarks on real 18xx.games positions (../shared/corpus, read
 at run time).
 
-Run with ``python -m pytest benchmarks/test_bench_new_titles.py --benchmark-only``. Skips a
+Run with ``python -m pytest benchmarks/test_bench_new_titles.py --benchmark-only -n 0``. Skips a
 title whose corpus file is absent. Positions: per title the three on which the 18xx.games
 auto-router spent longest (its time, 4 to 60 s, is recorded beside ours; at 60 s it stopped),
 among those the default test run proves.

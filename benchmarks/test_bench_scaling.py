@@ -5,7 +5,7 @@ Each point is the best of three warm solves, per board, over three seeds; the gr
 log-log slope (time ∝ size^k) with numpy, and plotted (PNG and SVG) with the fit. The figures go to
 pytest-benchmark's ``extra_info`` and, with the plots and a JSON file, to ``$HEXRAIL_SCALING_DIR``
 (default ``.benchmarks/scaling`` at the repository root). The benchmark fixture times the largest
-point, so ``pytest benchmarks/ --benchmark-only`` runs the study; it is not in the test suite.
+point, so ``pytest benchmarks/ --benchmark-only -n 0`` runs the study; it is not in the test suite.
 """
 
 from __future__ import annotations
