@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
@@ -23,12 +24,18 @@ COUNT_CODE = {MANDATORY: 0, OPTIONAL: 1, FIRST: 2}
 
 
 def row_caps(spec: TrainSpec, field: str) -> np.ndarray:
-    """Capacity of the rows for every set of stop kinds (bit k = kind k): the Hall bound."""
+    """Capacity of the rows for every set of stop kinds (bit k = kind k): the Hall bound.
+    One array per train spec, shared: not to be written to."""
+    return _row_caps(spec.rows, field)
+
+
+@lru_cache(maxsize=1024)
+def _row_caps(rows: tuple, field: str) -> np.ndarray:
     caps = np.zeros(N_SUBSETS, np.int64)
     for s in range(1, N_SUBSETS):
         kinds = {k for k, i in KIND_INDEX.items() if (s >> i) & 1}
         total = 0
-        for row in spec.rows:
+        for row in rows:
             if row.kinds & kinds:
                 value = getattr(row, field)
                 total += NO_LIMIT if value >= UNLIMITED else value
@@ -136,17 +143,19 @@ def lower_train(pos: Position, graph: TrackGraph, profile: Profile, train: Train
                 objective: str = "income") -> TrainData:
     """The arrays of `train` on `graph` as `profile` rules them."""
     n = graph.n_nodes
-    kidx = np.full(n, -1, np.int8)
-    cost = np.zeros(n, np.int64)
-    optional = np.zeros(n, np.int8)
-    block = np.zeros(n, np.int8)
-    can_end = np.zeros(n, np.bool_)
-    end_class = np.zeros(n, np.int64)
-    anchor = np.zeros(n, np.bool_)
-    groups = np.zeros(n, np.int64)
-    value = np.zeros(n, np.int64)
-    subsidy = np.zeros(n, np.int64)
-    tags = np.zeros(n, np.int64)
+    # filled as lists (numpy element stores cost more than the rules' hooks), arrays below
+    kidx = [-1] * n
+    cost = [0] * n
+    optional = [0] * n
+    block = [0] * n
+    can_end = [False] * n
+    end_class = [0] * n
+    anchor = [False] * n
+    groups = [0] * n
+    value = [0] * n
+    subsidy = [0] * n
+    tags = [0] * n
+    end_bonus = [0] * n
     group_ids: dict[str, int] = {}
     stop_tallies: dict[int, list[tuple[str, int]]] = {}
     bonuses = profile.bonuses(pos, train)
@@ -158,8 +167,8 @@ def lower_train(pos: Position, graph: TrackGraph, profile: Profile, train: Train
     end_hexes = {h for b in bonuses if isinstance(b, EndBonus) for h in b.hexes}
     if sum(isinstance(b, EndBonus) for b in bonuses) > 1:
         raise HexrailError("at most one end bonus per train", where=f"train {train.id}")
-    end_bonus = np.zeros(n, np.int64)
     spec = train.spec
+    i = -1  # node ids run over the hexes' nodes in map order (`compile_track`)
     for h in pos.hexes:
         hex_tags = 0
         if tag_bit:
@@ -167,7 +176,7 @@ def lower_train(pos: Position, graph: TrackGraph, profile: Profile, train: Train
                 if tag in tag_bit:
                     hex_tags |= 1 << tag_bit[tag]
         for node in h.tile.nodes:
-            i = graph.node_index[f"{h.id}-{node.index}"]
+            i += 1
             rule = profile.stop_rule(pos, train, h, node)
             block[i] = rule.block
             if not node.is_stop:
@@ -196,6 +205,18 @@ def lower_train(pos: Position, graph: TrackGraph, profile: Profile, train: Train
                 if bit > 62:
                     raise HexrailError("more than 63 stop groups on one map", where=f"hex {h.id}")
                 groups[i] |= 1 << bit
+    kidx = np.asarray(kidx, np.int8)
+    cost = np.asarray(cost, np.int64)
+    optional = np.asarray(optional, np.int8)
+    block = np.asarray(block, np.int8)
+    can_end = np.asarray(can_end, np.bool_)
+    end_class = np.asarray(end_class, np.int64)
+    anchor = np.asarray(anchor, np.bool_)
+    groups = np.asarray(groups, np.int64)
+    value = np.asarray(value, np.int64)
+    subsidy = np.asarray(subsidy, np.int64)
+    tags = np.asarray(tags, np.int64)
+    end_bonus = np.asarray(end_bonus, np.int64)
     # A twin node (a stop a route may run to twice) is its original once more; the original
     # alone anchors routes.
     for v in np.flatnonzero(graph.node_twin >= 0).tolist():
