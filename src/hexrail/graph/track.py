@@ -150,7 +150,7 @@ class _HexRows:
 # Rows of hexes seen before, by identity; each entry holds its hex, so no id is reused while it
 # lives. Readers share repeated hexes (`hexrail.io.g18xx`), so a new position mostly hits.
 _ROWS: dict[int, tuple[object, _HexRows]] = {}
-ROWS = 100_000
+ROWS = 16_384  # (about 1.6 KB each)
 
 
 def _rows(h) -> _HexRows:

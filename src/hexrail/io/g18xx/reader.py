@@ -97,7 +97,7 @@ def _layout(data: dict) -> Layout:
 # compiled before by identity, without hashing it.
 _HEXES: dict[bytes, Hex] = {}
 _LAYOUTS: dict[tuple, Layout] = {}
-HEX_MEMO = 100_000  # hexes kept; the memo starts again when full
+HEX_MEMO = 16_384  # hexes kept (about 6 KB each; a whole game has a few thousand); then it starts again
 
 
 def _hex_memo(raw: Any, k: int) -> Hex:
