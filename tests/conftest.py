@@ -84,6 +84,13 @@ def warm_solver() -> float:
     return warm_up()
 
 
+@pytest.fixture(scope="session", autouse=True)
+def kernels_on_disk(warm_solver) -> None:
+    """Before any test, the kernels are compiled into numba's disk cache (on a fresh clone
+    this session compiles them): a command run in a subprocess then loads them, quickly and
+    without the first-run notice on its stderr (`hexrail.compiled`)."""
+
+
 def line_hexes(cells: list[str], tokens: dict | None = None) -> dict:
     """Hexes A1, A3, ... of a flat map joined north-south. `cells` are node parts in tile
     notation (``""`` for plain track); `tokens` maps hex ids to slot lists (default: X in A1)."""

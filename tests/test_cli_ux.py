@@ -321,3 +321,13 @@ def test_a_cold_kernel_cache_is_announced_before_the_first_solve(tmp_path, warm_
              "from hexrail.cli import main; sys.exit(main(sys.argv[1:]))", *quiet, "solve",
              str(hexrail.example_path("demo"))], capture_output=True, text=True, timeout=120)
         assert result.returncode == 0 and (NOTICE in result.stderr) == shown, result.stderr
+    # but not where nothing is solved: bad input gets its one line alone
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    for workers in ("1", "2"):
+        result = subprocess.run(
+            [sys.executable, "-c", "import sys, hexrail.compiled as c; c.cold = lambda: True; "
+             "from hexrail.cli import main; sys.exit(main(sys.argv[1:]))", "solve", "--from", "18xx",
+             str(empty), "--workers", workers], capture_output=True, text=True, timeout=120)
+        assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+        assert "input is empty" in result.stderr

@@ -123,7 +123,6 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
-    first_run_notice()
     if args.source == "18xx":
         return _solve_18xx(args)
     if args.source == "18xx-game":
@@ -136,6 +135,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     from hexrail.solve import solve
 
     pos = load_position(args.position)
+    first_run_notice()
     plan = solve(pos, time_limit=args.time_limit, objective=args.objective)
     fmt = _format(args)
     _print_plan(plan, fmt)
@@ -237,6 +237,7 @@ def _solve_18xx_game(args: argparse.Namespace) -> int:
                                     all_runs=args.all_runs)):
         if not warmed:
             warmed = True
+            first_run_notice()
             log.info(f"warm-up: loaded the compiled solver in {warm_up():.2f} s")
         record = solve_record(data, time_limit=args.time_limit, objective=args.objective)
         if "error" in record:
@@ -303,7 +304,6 @@ def _print_records(records, fmt: str, head: str, row) -> int:
 def cmd_corpus(args: argparse.Namespace) -> int:
     from hexrail.corpus import run_corpus
 
-    first_run_notice()
     return run_corpus(args.files, sys.stdout, time_limit=args.time_limit, workers=args.workers,
                       progress=not (args.no_progress or args.quiet), json_out=args.json)
 

@@ -2,7 +2,7 @@
 
 The first solve on a machine (or after an upgrade) compiles the kernels, once: a minute or
 more, where later processes load them in a fraction of a second. The command line says so
-before it starts rather than sit silent (`first_run_notice`).
+just before its first solve rather than sit silent (`first_run_notice`).
 """
 
 from __future__ import annotations

@@ -26,6 +26,7 @@ from typing import IO, Any
 
 from tqdm import tqdm
 
+from hexrail.compiled import first_run_notice
 from hexrail.errors import HexrailError
 from hexrail.io.limits import loads
 
@@ -138,6 +139,8 @@ def solve_all(tasks: list[Task], *, time_limit: float | None = None, workers: in
               progress: bool = True, objective: str = "income") -> list[dict]:
     """Solve every task (in a process pool when ``workers > 1``); results in task order."""
     results: list[dict | None] = [None] * len(tasks)
+    if tasks:
+        first_run_notice()
     with Progress(len(tasks), enabled=progress) as bar:
         if workers <= 1:
             warm_up()

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path as FilePath
 from typing import IO, Any
 
+from hexrail.compiled import first_run_notice
 from hexrail.errors import HexrailError
 from hexrail.io.limits import loads
 from hexrail.io.g18xx.reader import position_from_18xx
@@ -243,6 +244,7 @@ def solve_records(path: str, *, time_limit: float | None = None, objective: str 
             nonlocal warmed
             if not warmed:
                 warmed = True
+                first_run_notice()
                 log.info(f"warm-up: loaded the compiled solver in {warm_up():.2f} s")
             return solve_record(data, time_limit=time_limit, objective=objective)
 
@@ -258,6 +260,8 @@ def solve_records(path: str, *, time_limit: float | None = None, objective: str 
         nonlocal count
         for item in items:
             count += 1
+            if count == 1:
+                first_run_notice()  # (each worker compiles what it needs)
             yield item
 
     def died(item: tuple[int, str, bool], reason: str) -> dict:
