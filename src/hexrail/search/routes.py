@@ -205,6 +205,12 @@ def _partner_arrays(graph: TrackGraph, partners: list[Partner], plan_floor: np.n
                     depth_cap: int) -> tuple:
     """`K.PartnerArrays` of the partners, as a plain tuple."""
     words = graph.chain_res.shape[1]
+    if not partners:  # the common walk: empty tables of the kernel's types
+        return tuple(K.PartnerArrays(
+            np.zeros((0, 0), np.int64), np.zeros((0, 0, 0), np.int64), np.zeros(0, np.int64),
+            np.zeros((depth_cap, 0), np.int64),
+            np.zeros(2, np.int64) if plan_floor is None else plan_floor,
+            np.zeros(0, np.int64), np.zeros((0, words), np.uint64), 0))
     ptr = np.zeros(len(partners) + 1, np.int64)
     for k, p in enumerate(partners):
         ptr[k + 1] = ptr[k] + len(p.routes)
