@@ -81,6 +81,24 @@ class Server:
         os.unlink(self.log.name)
 
 
+def started(*options: str) -> Server:
+    """A `Server` with `options`, ready (stopped again if it never gets ready)."""
+    server = Server(*options)
+    try:
+        server.wait_ready()
+    except Exception:
+        server.stop()
+        raise
+    return server
+
+
+def stopped(server: Server) -> None:
+    """Stop `server`; its log must hold no traceback."""
+    log = server.output() if server.proc.poll() is None else ""
+    server.stop()
+    assert "Traceback" not in log, log
+
+
 @pytest.fixture(scope="module")
 def servers(warm_solver):  # compiled kernels on disk first, so the workers only load them
     main = Server("--workers", "2", "--max-body", "4M", "--time-limit", "20", "--max-time-limit", "20")

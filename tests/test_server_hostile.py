@@ -22,7 +22,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from test_server import DEMO, Server, big_board, free_port
+from test_server import DEMO, big_board, free_port, started, stopped
 
 from hexrail.io.limits import MAX_DEPTH
 from hexrail.server.models import HealthAnswer
@@ -53,22 +53,6 @@ def worker_pids(server_pid: int) -> list[int]:
         if ppid == server_pid and b"spawn_main" in cmdline:
             pids.append(int(entry.name))
     return pids
-
-
-def started(*options: str) -> Server:
-    server = Server(*options)
-    try:
-        server.wait_ready()
-    except Exception:
-        server.stop()
-        raise
-    return server
-
-
-def stopped(server: Server) -> None:
-    log = server.output() if server.proc.poll() is None else ""
-    server.stop()
-    assert "Traceback" not in log, log
 
 
 # ------------------------------------------------------------------------------------------------

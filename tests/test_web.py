@@ -23,7 +23,7 @@ from pathlib import Path
 import httpx
 import pytest
 from conftest import corpus_lines, corpus_missing
-from test_server import Server, big_board, free_port
+from test_server import big_board, free_port, started, stopped
 
 import hexrail
 from hexrail.bridge import ENGINE_ENV
@@ -36,14 +36,9 @@ PAGE_BUDGET = 100 * 1024  # bytes: the page, its script and its style together
 
 @pytest.fixture(scope="module")
 def server(warm_solver):
-    s = Server("--workers", "1", "--light-workers", "1", "--time-limit", "20", "--max-time-limit", "30")
-    try:
-        s.wait_ready()
-        yield s
-    finally:
-        log = s.output() if s.proc.poll() is None else ""
-        s.stop()
-        assert "Traceback" not in log, log
+    s = started("--workers", "1", "--light-workers", "1", "--time-limit", "20", "--max-time-limit", "30")
+    yield s
+    stopped(s)
 
 
 @pytest.fixture(scope="module")

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from test_server import Server, big_board
+from test_server import big_board, started, stopped
 from test_web import MIN_DELTA_E, bridge_game, closest_colours, example_doc, g18xx_line
 
 from hexrail.examples import example_names
@@ -49,14 +49,9 @@ def browser():
 
 @pytest.fixture(scope="module")
 def server(browser, warm_solver):
-    s = Server("--workers", "2", "--light-workers", "1", "--time-limit", "20", "--max-time-limit", "30")
-    try:
-        s.wait_ready()
-        yield s
-    finally:
-        log = s.output() if s.proc.poll() is None else ""
-        s.stop()
-        assert "Traceback" not in log, log
+    s = started("--workers", "2", "--light-workers", "1", "--time-limit", "20", "--max-time-limit", "30")
+    yield s
+    stopped(s)
 
 
 @pytest.fixture(scope="module")
