@@ -87,13 +87,16 @@ def test_modern_trains_pay_token_cities():
 @st.composite
 def boards_1817(draw) -> dict:
     """A random small board (`strategies.positions`) run under 1817: N trains, bridge, mine and
-    ranch markers on random hexes, some junctions."""
+    ranch markers on random hexes, some junctions, sometimes modern trains."""
     doc = draw(positions(max_hexes=9, max_big_hexes=6))
     doc["rules"] = {"profile": "1817"}
     doc["trains"] = draw(st.lists(st.sampled_from(["2", "3", "4", "6"]), min_size=1, max_size=3))
     hexes = sorted(doc["hexes"])
     state = {f"{m}_bonus": {"hexes": draw(st.lists(st.sampled_from(hexes), max_size=3, unique=True))}
              for m in ("bridge", "mine", "ranch")}
+    if draw(st.booleans()):  # the Modern Trains option, here for short trains too
+        state["modern_trains"] = {"enabled": True, "per_token_city_by_distance": {
+            str(d): draw(st.sampled_from([0, 10, 20])) for d in (2, 3, 4, 6)}}
     doc["state"] = state
     return doc
 

@@ -11,16 +11,13 @@ from hexrail.errors import HexrailError
 from hexrail.graph.track import TrackGraph
 from hexrail.model.position import Position, Train
 from hexrail.model.trains import UNLIMITED, TrainSpec
-from hexrail.rules.base import (FIRST, MANDATORY, OPTIONAL, Bonus, CyclicRun, EndBonus, HexBonus,
-                               OnceBonus, Profile, Revisit, RouteBonus, SetsBonus, TrackBonus)
+from hexrail.rules.base import (FIRST, MANDATORY, Bonus, CyclicRun, EndBonus, HexBonus, OnceBonus,
+                               Profile, Revisit, RouteBonus, SetsBonus, TrackBonus, stop_columns)
+from hexrail.rules.columns import COUNT_CODE, KIND_INDEX, node_groups
 
-KIND_INDEX = {"city": 0, "town": 1, "offboard": 2, "halt": 3}
 N_SUBSETS = 1 << len(KIND_INDEX)  # sets of stop kinds, by bitmask: the rows' capacities per set
 NO_LIMIT = 1 << 40
 MAX_SPECIAL = 16  # stops a `PayRule` choice weighs (tagged or stations), per route
-
-# `TrainData.node_optional`: how a visited stop counts (the kernels' codes for `StopRule.count`).
-COUNT_CODE = {MANDATORY: 0, OPTIONAL: 1, FIRST: 2}
 
 
 def row_caps(spec: TrainSpec, field: str) -> np.ndarray:
@@ -116,6 +113,9 @@ class TrainData:
     reach_hexes: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     reach_hex_amount: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     reach_hex_dist: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.int16))
+    # ``reach_hex_tour[x, k]``: the most track bonus a walk from x can collect with k units
+    # (`hex_tours`); no rows where the hexes are too many for it.
+    reach_hex_tour: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.int64))
 
     @property
     def anchors(self) -> np.ndarray:
@@ -143,80 +143,69 @@ def lower_train(pos: Position, graph: TrackGraph, profile: Profile, train: Train
                 objective: str = "income") -> TrainData:
     """The arrays of `train` on `graph` as `profile` rules them."""
     n = graph.n_nodes
-    # filled as lists (numpy element stores cost more than the rules' hooks), arrays below
-    kidx = [-1] * n
-    cost = [0] * n
-    optional = [0] * n
-    block = [0] * n
-    can_end = [False] * n
-    end_class = [0] * n
-    anchor = [False] * n
-    groups = [0] * n
-    value = [0] * n
-    subsidy = [0] * n
-    tags = [0] * n
-    end_bonus = [0] * n
-    group_ids: dict[str, int] = {}
-    stop_tallies: dict[int, list[tuple[str, int]]] = {}
+    cols = stop_columns(pos, train, profile)
+    stop = cols.stop
+    n_real = len(stop)  # (the twins of stops run to twice come after, copied below)
+
+    def column(values: np.ndarray, dtype: type) -> np.ndarray:
+        out = np.zeros(n, dtype)
+        out[:n_real] = np.where(stop, values, 0)
+        return out
+
+    kidx = np.full(n, -1, np.int8)
+    kidx[:n_real] = cols.kind
+    cost = column(cols.cost, np.int64)
+    optional = column(cols.count, np.int8)
+    block = np.zeros(n, np.int8)
+    block[:n_real] = cols.block
+    can_end = column(cols.may_end, np.bool_)
+    end_class = column(cols.end_class, np.int64)
+    anchor = column(cols.anchor if train.spec.requires_token else True, np.bool_)
+    value = column(cols.value, np.int64)
+    subsidy = column(cols.subsidy, np.int64)
     bonuses = profile.bonuses(pos, train)
     tagged, hex_tag_extra = _tag_bonuses(bonuses)
     tag_names = sorted({tag for b in tagged for tag, _ in b.conditions})
     if len(tag_names) > 63:
         raise HexrailError(f"train {train.id}: more than 63 bonus tags", where=f"train {train.id}")
     tag_bit = {t: i for i, t in enumerate(tag_names)}
+    tags = np.zeros(n, np.int64)
+    if tag_bit:
+        hex_tags = np.zeros(len(pos.hexes), np.int64)
+        for k, h in enumerate(pos.hexes):
+            for tag in (*profile.hex_tags(pos, train, h), *hex_tag_extra.get(h.id, ())):
+                if tag in tag_bit:
+                    hex_tags[k] |= 1 << tag_bit[tag]
+        tags = column(hex_tags[cols.node_hex], np.int64)
     end_hexes = {h for b in bonuses if isinstance(b, EndBonus) for h in b.hexes}
     if sum(isinstance(b, EndBonus) for b in bonuses) > 1:
         raise HexrailError("at most one end bonus per train", where=f"train {train.id}")
     spec = train.spec
-    i = -1  # node ids run over the hexes' nodes in map order (`compile_track`)
-    for h in pos.hexes:
-        hex_tags = 0
-        if tag_bit:
-            for tag in (*profile.hex_tags(pos, train, h), *hex_tag_extra.get(h.id, ())):
-                if tag in tag_bit:
-                    hex_tags |= 1 << tag_bit[tag]
-        for node in h.tile.nodes:
-            i += 1
-            rule = profile.stop_rule(pos, train, h, node)
-            block[i] = rule.block
-            if not node.is_stop:
-                continue
-            kidx[i] = KIND_INDEX[node.kind]
-            cost[i] = rule.cost
-            optional[i] = COUNT_CODE[rule.count]
-            can_end[i] = rule.may_end
-            end_class[i] = rule.end_class
-            anchor[i] = rule.anchor if spec.requires_token else True
-            value[i] = rule.value
-            subsidy[i] = rule.subsidy
-            tags[i] = hex_tags
-            if h.id in end_hexes:
-                if rule.count != MANDATORY or any(r.pay < r.visit for r in spec.rows):
-                    # the choice of paid stops does not weigh the end bonus: exact only when
-                    # the end is always paid
-                    raise HexrailError(f"an end bonus needs its stops counted and paid whenever "
-                                       f"visited; train {train.id} may leave this stop unpaid",
-                                       where=f"hex {h.id} node {node.index}")
-                end_bonus[i] = rule.value
-            for name, count in rule.tallies:
-                stop_tallies.setdefault(i, []).append((name, count))
-            for name in (*node.groups, *rule.groups):
-                bit = group_ids.setdefault(name, len(group_ids))
-                if bit > 62:
-                    raise HexrailError("more than 63 stop groups on one map", where=f"hex {h.id}")
-                groups[i] |= 1 << bit
-    kidx = np.asarray(kidx, np.int8)
-    cost = np.asarray(cost, np.int64)
-    optional = np.asarray(optional, np.int8)
-    block = np.asarray(block, np.int8)
-    can_end = np.asarray(can_end, np.bool_)
-    end_class = np.asarray(end_class, np.int64)
-    anchor = np.asarray(anchor, np.bool_)
-    groups = np.asarray(groups, np.int64)
-    value = np.asarray(value, np.int64)
-    subsidy = np.asarray(subsidy, np.int64)
-    tags = np.asarray(tags, np.int64)
-    end_bonus = np.asarray(end_bonus, np.int64)
+    end_bonus = np.zeros(n, np.int64)
+    if end_hexes:
+        ends = np.flatnonzero(cols.hexes(end_hexes, pos) & stop)
+        for i in ends.tolist():
+            if optional[i] != COUNT_CODE[MANDATORY] or any(r.pay < r.visit for r in spec.rows):
+                # the choice of paid stops does not weigh the end bonus: exact only when
+                # the end is always paid
+                hex_id, _, index = cols.refs[i].rpartition("-")
+                raise HexrailError(f"an end bonus needs its stops counted and paid whenever "
+                                   f"visited; train {train.id} may leave this stop unpaid",
+                                   where=f"hex {hex_id} node {index}")
+        end_bonus[ends] = value[ends]
+    stop_tallies = {i: list(pairs) for i, pairs in cols.tallies.items() if stop[i]}
+    groups = np.zeros(n, np.int64)
+    group_ids: dict[str, int] = {}
+    tile_groups = node_groups(pos)
+    for i in sorted(tile_groups.keys() | cols.groups.keys()):
+        if not stop[i]:
+            continue
+        for name in (*tile_groups.get(i, ()), *cols.groups.get(i, ())):
+            bit = group_ids.setdefault(name, len(group_ids))
+            if bit > 62:
+                raise HexrailError("more than 63 stop groups on one map",
+                                   where=f"hex {cols.refs[i].rpartition('-')[0]}")
+            groups[i] |= 1 << bit
     # A twin node (a stop a route may run to twice) is its original once more; the original
     # alone anchors routes.
     for v in np.flatnonzero(graph.node_twin >= 0).tolist():
@@ -360,7 +349,8 @@ def _reach_bound(graph: TrackGraph, kidx: np.ndarray, cost: np.ndarray, optional
         return {}
     order = np.flatnonzero(stop & (cost == 1) & (worth > 0))
     order = order[np.argsort(-worth[order], kind="stable")]
-    from hexrail.search._kernels import HARD_BLOCK, REACH_FAR, SOFT_BLOCK, reach_distances
+    from hexrail.search._kernels import (HARD_BLOCK, REACH_FAR, SOFT_BLOCK, TOUR_HEXES, hex_tours,
+                                         reach_distances)
 
     shut = (block == HARD_BLOCK) | ((block == SOFT_BLOCK) & (max_bypass == 0))
     step = np.where(stop, cost, 0).astype(np.int64)
@@ -369,14 +359,22 @@ def _reach_bound(graph: TrackGraph, kidx: np.ndarray, cost: np.ndarray, optional
     hexes = np.flatnonzero(track_bonus > 0)
     hex_dist = np.full((dist.shape[0], len(hexes)), REACH_FAR, np.int16)
     chain_of = np.repeat(np.arange(len(graph.chain_ends)), np.diff(graph.chain_hex_ptr))
+    ends_ptr = np.zeros(len(hexes) + 1, np.int64)
+    all_ends = []
     for i, h in enumerate(hexes.tolist()):
-        ends = graph.chain_ends[chain_of[graph.chain_hexes == h]].ravel()
+        ends = np.unique(graph.chain_ends[chain_of[graph.chain_hexes == h]].ravel())
         if len(ends):  # (a hex's track bonus is reached at either end of a chain running there)
             hex_dist[:, i] = dist[:, ends].min(axis=1)
+        all_ends.append(ends)
+        ends_ptr[i + 1] = ends_ptr[i] + len(ends)
+    tour = np.zeros((0, 0), np.int64)
+    if 1 < len(hexes) <= TOUR_HEXES:
+        tour = hex_tours(dist, hex_dist, ends_ptr, np.concatenate(all_ends).astype(np.int64),
+                         track_bonus[hexes], units)
     return {"reach_order": order.astype(np.int64), "reach_dist": dist,
             "reach_extra": cut_extra - int(track_bonus[hexes].sum()),
             "reach_hexes": hexes.astype(np.int64), "reach_hex_amount": track_bonus[hexes],
-            "reach_hex_dist": hex_dist}
+            "reach_hex_dist": hex_dist, "reach_hex_tour": tour}
 
 
 def _tag_bonuses(bonuses: tuple[RouteBonus, ...]) -> tuple[list[Bonus], dict[str, list[str]]]:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from hexrail.errors import HexrailError
 
@@ -69,6 +70,16 @@ def _letters_to_index(letters: str) -> int:
     return index - 1
 
 
+@lru_cache(maxsize=65_536)  # a map has at most a few hundred names, read over and over
+def _name_parts(hex_id: str) -> tuple[int, int]:
+    """The letters and the number of a hex name, as indices from 0."""
+    m = _NAME.match(hex_id)
+    if not m:
+        raise HexrailError("not a hex name (expected letters then a number, e.g. 'B12')",
+                           where=f"hex {hex_id!r}")
+    return _letters_to_index(m.group(1)), int(m.group(2)) - 1
+
+
 def _index_to_letters(index: int) -> str:
     out = ""
     index += 1
@@ -101,12 +112,8 @@ class Layout:
 
     def xy(self, hex_id: str) -> tuple[int, int]:
         """Doubled coordinates of a hex name."""
-        m = _NAME.match(hex_id)
-        if not m:
-            raise HexrailError("not a hex name (expected letters then a number, e.g. 'B12')",
-                               where=f"hex {hex_id!r}")
-        parts = {"letter": _letters_to_index(m.group(1)), "number": int(m.group(2)) - 1}
-        return parts[self.x_from], parts[self.y_from]
+        letter, number = _name_parts(hex_id)
+        return (letter, number) if self.x_from == "letter" else (number, letter)
 
     def name(self, x: int, y: int) -> str:
         """Hex name of doubled coordinates (inverse of `xy`)."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Any
+from typing import Any, Callable
 
 from hexrail.errors import HexrailError
 from hexrail.model.frozen import FrozenMap
@@ -178,6 +178,19 @@ class Position:
                         n.index == int(index) and n.kind == "city" for n in by_id[hex_id].tile.nodes)):
                     raise HexrailError(f"home {home} names no city of {hex_id} (a hex id, or "
                                        f"HEX-i for its city node i)", where=f"company {c.id}")
+
+    def derived(self, key: tuple, make: Callable[..., Any], *args: Any) -> Any:
+        """``make(self, *args)``, made once per `key` for this position (a rules profile asks
+        the same facts of the state for every node and train: `hexrail.rules.base.per_position`).
+        A failure is not kept: it is raised again on the next call."""
+        memo = self.__dict__.get("_derived")
+        if memo is None:
+            memo = self.__dict__["_derived"] = {}
+        try:
+            return memo[key]
+        except KeyError:
+            value = memo[key] = make(self, *args)
+            return value
 
     @cached_property
     def hex_by_id(self) -> dict[str, Hex]:

@@ -11,11 +11,13 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any, ClassVar, NamedTuple, Union
+from functools import wraps
+from typing import Any, Callable, ClassVar, NamedTuple, Union
 
 from hexrail.errors import HexrailError
 from hexrail.model.frozen import thaw
 from hexrail.model.position import Hex, Position, Train
+from hexrail.rules.columns import StopColumns, generic_columns, rules_columns
 from hexrail.model.tile import Node
 from hexrail.model.trains import TrainSpec, parse_spec
 
@@ -409,6 +411,13 @@ class Profile:
                         count=OPTIONAL if node.route == "optional" else MANDATORY,
                         cost=node.visit_cost, block=block, anchor=anchor)
 
+    def stop_columns(self, pos: Position, train: Train) -> StopColumns:
+        """`stop_rule` of every node at once (`hexrail.rules.columns`): what the compiler
+        reads. A title changing `stop_rule` changes these the same way, on the columns this
+        method returns; the tests hold the two equal. One that does not is asked node by node
+        (`stop_columns`, the function)."""
+        return generic_columns(pos, train, self.tokens_letting_by)
+
     def pay_rule(self, pos: Position, train: Train) -> PayRule:
         """How `train`'s routes are paid beyond its rows (`PayRule`); by default bonuses count
         the visited stops and any paid stops do."""
@@ -514,6 +523,33 @@ def state_bonuses(raw: Any, where: str = "state.route_bonuses") -> tuple[RouteBo
     return tuple(out)
 
 
+def per_position(helper: Callable[..., Any]) -> Callable[..., Any]:
+    """A rules helper ``helper(pos, *args)`` that reads the position (its state, mostly),
+    computed once per position and arguments: the hooks asked per node and train call such
+    helpers thousands of times a solve. Its arguments must be hashable."""
+    name = (helper.__module__, helper.__qualname__)
+
+    @wraps(helper)
+    def once(pos: Position, *args: Any) -> Any:
+        return pos.derived((name, args), helper, *args)
+
+    return once
+
+
+def stop_columns(pos: Position, train: Train, profile: Profile) -> StopColumns:
+    """The profile's stop rules for `train` as columns: its `Profile.stop_columns` where the
+    class that gives them also gives its `Profile.stop_rule` (so the two say the same), else
+    `stop_rule` asked node by node."""
+    cls = type(profile)
+    if _owner(cls, "stop_columns") is _owner(cls, "stop_rule"):
+        return profile.stop_columns(pos, train)
+    return rules_columns(pos, train, profile)
+
+
+def _owner(cls: type, name: str) -> type:
+    return next(c for c in cls.__mro__ if name in c.__dict__)
+
+
 def stop_value(pos: Position, train: Train, hex_: Hex, node: Node) -> int:
     """A stop's value to `train` under the generic rules: the train's own value for it (the
     18xx.games ``train_revenue``), else its value in the phase times the train's multipliers."""
@@ -522,6 +558,25 @@ def stop_value(pos: Position, train: Train, hex_: Hex, node: Node) -> int:
         if ref in train.revenue_overrides:
             return int(train.revenue_overrides[ref])
     return node.value(pos.phase.colors) * train.spec.factor(node.kind)
+
+
+# Hexes with track marked ``ignore`` as a profile running it sees them, by identity (readers share
+# repeated hexes): each is rewritten once, and stays the same object for `cached_track`. Each
+# entry holds its hex, so no id is reused while it lives.
+_RUN_IGNORED: dict[int, tuple[Hex, Hex]] = {}
+RUN_IGNORED = 4096
+
+
+def _running_ignored(h: Hex) -> Hex:
+    if not any(p.ignore for p in h.tile.paths):
+        return h
+    found = _RUN_IGNORED.get(id(h))
+    if found is None:
+        if len(_RUN_IGNORED) >= RUN_IGNORED:
+            _RUN_IGNORED.clear()
+        paths = tuple(replace(p, ignore=False) for p in h.tile.paths)
+        found = _RUN_IGNORED[id(h)] = (h, replace(h, tile=replace(h.tile, paths=paths)))
+    return found[1]
 
 
 def ruled(pos: Position) -> tuple[Position, Profile]:
@@ -533,11 +588,10 @@ def ruled(pos: Position) -> tuple[Position, Profile]:
     changed = trains != pos.trains
     if changed:
         pos = pos.with_trains(trains)
-    if profile.runs_ignored_track and any(p.ignore for h in pos.hexes for p in h.tile.paths):
-        hexes = tuple(replace(h, tile=replace(h.tile, paths=tuple(replace(p, ignore=False)
-                                                                     for p in h.tile.paths)))
-                      for h in pos.hexes)
-        pos, changed = replace(pos, hexes=hexes), True
+    if profile.runs_ignored_track:
+        hexes = tuple(map(_running_ignored, pos.hexes))
+        if any(a is not b for a, b in zip(hexes, pos.hexes)):
+            pos, changed = replace(pos, hexes=hexes), True
     if changed:
         profile = type(profile)(pos)
     return pos, profile

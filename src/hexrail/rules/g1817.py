@@ -27,10 +27,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
+
 from hexrail.errors import HexrailError
 from hexrail.model.position import Hex, Position, Train
 from hexrail.model.tile import Node
 from hexrail.rules.base import (OBJECT, Bonus, Profile, RouteBonus, StopRule, TrackBonus, register)
+from hexrail.rules.columns import KIND_INDEX, StopColumns
 
 BRIDGE, MINE, RANCH = "bridge", "mine", "ranch"
 PER_MARKER = 10
@@ -57,6 +60,15 @@ class Game1817(Profile):
         if extra and node.kind == "city" and hex_.tokened_by(node.index, pos.company):
             rule = rule._replace(value=rule.value + extra)
         return rule
+
+    def stop_columns(self, pos: Position, train: Train) -> StopColumns:
+        cols = super().stop_columns(pos, train)
+        for i in np.flatnonzero(cols.stop).tolist():
+            cols.groups[i] = cols.groups.get(i, ()) + (f"hex {cols.refs[i].rpartition('-')[0]}",)
+        extra = _modern(pos, train)
+        if extra:
+            cols.value[cols.stop & (cols.kind == KIND_INDEX["city"]) & cols.anchor] += extra
+        return cols
 
     def hex_tags(self, pos: Position, train: Train, hex_: Hex) -> tuple[str, ...]:
         tags = super().hex_tags(pos, train, hex_)

@@ -36,12 +36,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+import numpy as np
+
 from hexrail.errors import HexrailError
 from hexrail.model.position import Hex, Position, Train
 from hexrail.model.tile import Node
 from hexrail.model.trains import TrainSpec
+from hexrail.rules.columns import StopColumns
 from hexrail.rules.base import (ARRAY, OBJECT, EndsSubsidy, OnceBonus, PlanRules, Profile, StopRule,
-                                VisitAllBonus, register)
+                                VisitAllBonus, per_position, register)
 
 CHANNEL, FRANCE = "P43", "Q44"
 EXEMPT = ("D35", "F7", "H21", "H37")
@@ -89,6 +92,23 @@ class Game1822(Profile):
             else:
                 rule = rule._replace(tallies=(("channel pair", -2),))
         return rule
+
+    def stop_columns(self, pos: Position, train: Train) -> StopColumns:
+        cols = super().stop_columns(pos, train)
+        if _role(pos, train) == "etrain":
+            paying = cols.index(_paying(pos))
+            cols.value[~paying] = 0
+            cols.subsidy[:] = 0
+            cols.may_end &= paying
+        channel, france = _channel(pos)
+        if channel and france:
+            at_channel = cols.hexes({channel}, pos)
+            at_france = cols.hexes({france}, pos)
+            for i in np.flatnonzero(cols.stop).tolist():
+                cols.tallies[i] = ((("channel", 1), ("channel pair", 1)) if at_channel[i] else
+                                   (("channel", -1), ("channel pair", 1)) if at_france[i] else
+                                   (("channel pair", -2),))
+        return cols
 
     def tally_limits(self, pos: Position, train: Train) -> tuple[tuple[str, int, int], ...]:
         channel, france = _channel(pos)
@@ -146,17 +166,24 @@ class Game1822(Profile):
 
 def _role(pos: Position, train: Train) -> str:
     """``etrain``, ``local`` or ``normal`` (``train_roles``, else by the train's name)."""
-    role = (pos.state.get("train_roles") or {}).get(train.id)
+    return _roles(pos, train.id, train.name)
+
+
+@per_position
+def _roles(pos: Position, train_id: str, name: str) -> str:
+    role = (pos.state.get("train_roles") or {}).get(train_id)
     if role is None:
-        name = train.name.rstrip("+")
+        name = name.rstrip("+")
         role = "local" if name in LOCAL_NAMES else "etrain" if name == E_NAME else "normal"
     return "normal" if role == "pullman_attached" else str(role)
 
 
+@per_position
 def _paying(pos: Position) -> frozenset[str]:
     return frozenset(str(x) for x in pos.state.get("etrain_paying_nodes") or ())
 
 
+@per_position
 def _channel(pos: Position) -> tuple[str | None, str | None]:
     """The English Channel's and France's hexes, when both are on the map."""
     given = pos.state.get("english_channel") or {}

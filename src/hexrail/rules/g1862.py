@@ -45,12 +45,15 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import numpy as np
+
 from hexrail.errors import HexrailError
 from hexrail.model.position import Hex, Position, Train
 from hexrail.model.tile import Node
 from hexrail.model.trains import ALL_KINDS, UNLIMITED, Row, TrainSpec
 from hexrail.rules.base import SET_NONE, SET_PERMANENT, SET_TEMPORARY, PlanRules, Profile, StopRule, register
 from hexrail.rules.base import ARRAY, NUMBER, OBJECT
+from hexrail.rules.columns import KIND_INDEX, StopColumns, node_groups
 
 TOWN_KINDS = frozenset({"town", "halt"})
 EXPRESS_KINDS = frozenset({"city", "offboard"})
@@ -162,6 +165,17 @@ class Game1862(Profile):
         if may_end and not end_class:
             return rule
         return rule._replace(may_end=may_end, end_class=end_class)
+
+    def stop_columns(self, pos: Position, train: Train) -> StopColumns:
+        cols = super().stop_columns(pos, train)
+        cols.may_end &= (cols.kind != KIND_INDEX["town"]) & (cols.kind != KIND_INDEX["halt"])
+        if not _truthy(pos.state.get("london_link", True)):
+            for i, groups in node_groups(pos).items():
+                if LONDON in groups:
+                    cols.may_end[i] = False
+        color = np.array([{RED: 1, BLUE: 2}.get(h.tile.color, 0) for h in pos.hexes], np.int64)
+        cols.end_class = np.where(cols.stop, color[cols.node_hex], 0)
+        return cols
 
     def hex_subsidy(self, pos: Position, train: Train) -> int:
         return LOCAL_SUBSIDY if self.variant(pos, train) == "local" else 0

@@ -28,6 +28,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
+
 from hexrail.errors import HexrailError
 from hexrail.model.frozen import FrozenMap
 from hexrail.model.position import Hex, Position, Train
@@ -36,6 +38,7 @@ from hexrail.model.trains import Row, TrainSpec
 from hexrail.rules.base import (OPTIONAL, HexBonus, PayRule, Profile, RouteBonus, SetsBonus,
                                 StopRule, register)
 from hexrail.rules.base import ARRAY, OBJECT
+from hexrail.rules.columns import COUNT_CODE, KIND_INDEX, StopColumns
 
 PAIR_BONUS = {"hexes_a": ("F16", "L12", "O7"), "hexes_b": ("D2",), "amount": 40,
               "times_train_multiplier": True}
@@ -72,6 +75,16 @@ class Game1867(Profile):
         if node.kind in train.spec.extra.get("fillers", ()):
             rule = rule._replace(count=OPTIONAL)  # fills a free slot of the pay row, or rides free
         return rule
+
+    def stop_columns(self, pos: Position, train: Train) -> StopColumns:
+        cols = super().stop_columns(pos, train)
+        stops = np.flatnonzero(cols.stop).tolist()
+        if pos.state.get("stop_hex_repeat_forbidden", True):
+            for i in stops:  # one stop per hex
+                cols.groups[i] = (f"hex {cols.refs[i].rpartition('-')[0]}",)
+        fillers = [KIND_INDEX[k] for k in train.spec.extra.get("fillers", ()) if k in KIND_INDEX]
+        cols.count[cols.stop & np.isin(cols.kind, fillers)] = COUNT_CODE[OPTIONAL]
+        return cols
 
     def pay_rule(self, pos: Position, train: Train) -> PayRule:
         return PayRule(bonuses_on_paid=True, paid_station=True)

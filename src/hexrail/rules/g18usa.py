@@ -32,13 +32,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+import numpy as np
+
 from hexrail.errors import HexrailError
 from hexrail.model.frozen import FrozenMap
 from hexrail.model.position import Hex, Position, Train
 from hexrail.model.tile import Node
 from hexrail.model.trains import Row, TrainSpec
 from hexrail.rules.base import (ARRAY, BLOCKS, BYPASS, OBJECT, OnceBonus, PayRule, PlanRules,
-                                RouteBonus, SetsBonus, StopRule, TrackBonus, VisitAllBonus, register)
+                                RouteBonus, SetsBonus, StopRule, TrackBonus, VisitAllBonus,
+                                per_position, register)
+from hexrail.rules.columns import StopColumns
 from hexrail.rules.g1817 import Game1817
 
 MEXICO = ("I5", "I7", "I9", "I11", "J12", "K13")
@@ -93,6 +97,22 @@ class Game18USA(Game1817):
             rule = rule._replace(value=rule.value - _number(pos, "company_town", "penalty",
                                                             COMPANY_TOWN_PENALTY))
         return rule
+
+    def stop_columns(self, pos: Position, train: Train) -> StopColumns:
+        cols = super().stop_columns(pos, train)
+        if not (_passes(pos) and _upgraded(pos, "switcher", train)):
+            cols.block[cols.block == BYPASS] = BLOCKS  # only the switcher passes a full city
+        rural = cols.index(_refs(pos, "rural_junctions", "nodes")) & cols.stop
+        cols.may_end &= ~rural
+        if _upgraded(pos, "pullman", train):
+            cols.value[cols.stop & ~rural] += _number(pos, "pullman", "per_paid_stop", PULLMAN)
+        towns = _refs(pos, "company_town", "nodes")
+        if towns:
+            for i in np.flatnonzero(cols.index(towns) & cols.stop).tolist():
+                hex_id, _, index = cols.refs[i].rpartition("-")
+                if not pos.hex(hex_id).tokened_by(int(index), pos.company):
+                    cols.value[i] -= _number(pos, "company_town", "penalty", COMPANY_TOWN_PENALTY)
+        return cols
 
     def reentry_forbidden(self, pos: Position, hex_: Hex) -> bool:
         return hex_.id in _resources(pos) or hex_.id in _refs(pos, "rural_junctions", "hexes")
@@ -150,19 +170,26 @@ class Game18USA(Game1817):
 
 def _upgraded(pos: Position, upgrade: str, train: Train) -> bool:
     """Is `upgrade` (``pullman``, ``switcher``) attached to `train` this turn?"""
-    trains = (pos.state.get(upgrade) or {}).get("trains") or ()
-    return train.id in trains
+    return train.id in _upgraded_ids(pos, upgrade)
 
 
+@per_position
+def _upgraded_ids(pos: Position, upgrade: str) -> frozenset[str]:
+    return frozenset((pos.state.get(upgrade) or {}).get("trains") or ())
+
+
+@per_position
 def _passes(pos: Position) -> bool:
     """May the switcher pass a city full of other companies' tokens (``may_pass_one_blocked_city``)?"""
     return bool((pos.state.get("switcher") or {}).get("may_pass_one_blocked_city", True))
 
 
+@per_position
 def _refs(pos: Position, key: str, field: str) -> frozenset[str]:
     return frozenset(str(x) for x in (pos.state.get(key) or {}).get(field) or ())
 
 
+@per_position
 def _number(pos: Position, key: str, field: str, default: int) -> int:
     value = (pos.state.get(key) or {}).get(field, default)
     if not isinstance(value, int) or isinstance(value, bool):
@@ -170,6 +197,7 @@ def _number(pos: Position, key: str, field: str, default: int) -> int:
     return value
 
 
+@per_position
 def _resources(pos: Position) -> dict[str, int]:
     """{hex: what its resources pay now} (``resource_hexes``)."""
     out: dict[str, int] = {}

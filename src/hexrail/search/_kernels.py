@@ -503,6 +503,57 @@ def reach_distances(adj_ptr, adj_chain, adj_end, chain_ends, n_nodes, step, shut
     return dist
 
 
+TOUR_HEXES = 10  # bonus hexes past which `hex_tours` is not computed (2^n subsets per vertex)
+
+
+@njit(cache=True, nogil=True)
+def hex_tours(dist, hex_dist, hex_ends_ptr, hex_ends, amount, units):
+    """Per vertex x and units k (0..`units`), the most track bonus a walk from x spending at
+    most k more units can collect: the best set of bonus hexes some order visits within k, where
+    reaching hex i from x takes ``hex_dist[x, i]`` units and going on from hex i to hex j takes
+    the fewest units from an end of a chain in i (`hex_ends`) to an end of one in j (a walk
+    running i's track then j's arrives at such ends, in that order). A bound: hexes the walk
+    already runs in count again; distances ignore the walk's own track."""
+    n_v = dist.shape[0]
+    n = amount.shape[0]
+    full = 1 << n
+    far = np.int64(1) << 40
+    hop = np.full((n, n), far, np.int64)
+    for i in range(n):
+        for j in range(n):
+            for a in range(hex_ends_ptr[i], hex_ends_ptr[i + 1]):
+                for b in range(hex_ends_ptr[j], hex_ends_ptr[j + 1]):
+                    hop[i, j] = min(hop[i, j], np.int64(dist[hex_ends[a], hex_ends[b]]))
+    worth = np.zeros(full, np.int64)
+    for sub in range(1, full):
+        low = sub & -sub
+        i = 0
+        while (low >> i) != 1:
+            i += 1
+        worth[sub] = worth[sub ^ low] + amount[i]
+    best = np.zeros((n_v, units + 1), np.int64)
+    cost = np.empty((full, n), np.int64)  # fewest units to run the hexes of a set, ending at i
+    for x in range(n_v):
+        cost[:, :] = far
+        for i in range(n):
+            cost[1 << i, i] = hex_dist[x, i]
+        for sub in range(1, full):
+            least = far
+            for i in range(n):
+                c = cost[sub, i]
+                if c > units or not (sub >> i) & 1:
+                    continue
+                least = min(least, c)
+                for j in range(n):
+                    if not (sub >> j) & 1 and c + hop[i, j] < cost[sub | (1 << j), j]:
+                        cost[sub | (1 << j), j] = c + hop[i, j]
+            if least <= units and worth[sub] > best[x, least]:
+                best[x, least] = worth[sub]
+        for k in range(1, units + 1):
+            best[x, k] = max(best[x, k], best[x, k - 1])
+    return best
+
+
 @njit(cache=True, nogil=True, inline="always")
 def _count_hexes(track_cnt, c, chain_hex_ptr, chain_hexes, delta):
     for j in range(chain_hex_ptr[c], chain_hex_ptr[c + 1]):
@@ -511,19 +562,31 @@ def _count_hexes(track_cnt, c, chain_hex_ptr, chain_hexes, delta):
 
 @njit(cache=True, nogil=True)
 def _reach_cut(left, u, t, visited, track_cnt, node_weight, node_bound, reach_order, reach_dist,
-               reach_hexes, reach_hex_amount, reach_hex_dist):
+               reach_hexes, reach_hex_amount, reach_hex_dist, reach_hex_tour):
     """At most what `left` more units add to a walk whose ends are u and t (-1: u alone), but
     for the bonuses counted at their most: the best stops not on the walk, each given its own
     unit among 1..left no nearer than its distance from an end, by worth, each in the nearest
     free unit (exact for such nested choices); and the track bonus of every hex the walk runs
-    in (`track_cnt`) or can still reach."""
+    in (`track_cnt`), and of those it can still reach no more than its best tours of them
+    (`hex_tours`, where ``reach_hex_tour`` has rows)."""
     total = 0
+    ahead = 0  # the bonus of the hexes still reachable, not yet run
     for i in range(reach_hexes.shape[0]):
         dd = np.int64(reach_hex_dist[u, i])
         if t >= 0:
             dd = min(dd, np.int64(reach_hex_dist[t, i]))
-        if track_cnt[reach_hexes[i]] > 0 or dd <= left:
+        if track_cnt[reach_hexes[i]] > 0:
             total += reach_hex_amount[i]
+        elif dd <= left:
+            ahead += reach_hex_amount[i]
+    if ahead > 0 and reach_hex_tour.shape[0] > 0 and left >= 0:
+        # no more than the best tours from the two ends, the units split between them
+        tour = reach_hex_tour[u, left]
+        if t >= 0:
+            for k in range(left + 1):
+                tour = max(tour, reach_hex_tour[u, k] + reach_hex_tour[t, left - k])
+        ahead = min(ahead, tour)
+    total += ahead
     if left <= 0:
         return total
     free = (np.int64(1) << left) - 1  # bit j: unit j + 1 still free
@@ -613,6 +676,7 @@ class TrainArrays(NamedTuple):
     reach_hexes: np.ndarray
     reach_hex_amount: np.ndarray
     reach_hex_dist: np.ndarray
+    reach_hex_tour: np.ndarray
 
 
 class RouteBuffers(NamedTuple):
@@ -776,7 +840,7 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
      bonus_amount, bonus_group, bonus_per_count, n_bonus_groups, node_end_bonus, hex_track_bonus,
      has_track_bonus, track_skip_stops, bonus_on_paid, paid_station, passed_unpaid, cut_top,
      cut_extra, node_bound, reach_order, reach_dist, reach_extra, reach_hexes, reach_hex_amount,
-     reach_hex_dist) = train
+     reach_hex_dist, reach_hex_tour) = train
     (out_revenue, out_subsidy, out_bonus, out_bypass, out_crossings, out_node_ptr, out_nodes, out_paid,
      out_chain_ptr, out_chains, out_res) = out
     visited, hex_mark, cnt, frames, stops, paid, res, state, tally, chain_used = work
@@ -1044,7 +1108,7 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
                             n_reach > 0 and add + reach_extra + _reach_cut(
                                 left, u, anchor if phase == 1 else -1, visited, track_cnt,
                                 node_weight, node_bound, reach_order, reach_dist, reach_hexes,
-                                reach_hex_amount, reach_hex_dist) < want):
+                                reach_hex_amount, reach_hex_dist, reach_hex_tour) < want):
                         if node_optional[u]:
                             n_optional -= 1
                         else:
@@ -1068,7 +1132,7 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
                         n_reach > 0 and tally[T_WEIGHT] + tally[T_BOUND] + reach_extra + _reach_cut(
                             left, u, anchor if phase == 1 else -1, visited, track_cnt,
                             node_weight, node_bound, reach_order, reach_dist, reach_hexes,
-                            reach_hex_amount, reach_hex_dist) < want):
+                            reach_hex_amount, reach_hex_dist, reach_hex_tour) < want):
                     continue
             visited[u] = True
             if track_cnt.shape[0] > 0:

@@ -1,0 +1,187 @@
+"""Per-stop rules as columns: what `Profile.stop_rule` says of every node of a board for one
+train, made for the whole board at once (`Profile.stop_columns`), for the compiler.
+
+`Profile.stop_rule`, asked node by node, stays the definition: the validator and the oracle
+read it, and `rules_columns` turns its answers into the same columns. A profile whose rules
+change per-stop records says so in both hooks; the tests hold the two equal on every profile.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from hexrail.model.position import Position, Train
+from hexrail.model.tile import revenue_for
+
+KIND_INDEX = {"city": 0, "town": 1, "offboard": 2, "halt": 3}
+# `StopColumns.count` and `TrainData.node_optional`: how a visited stop counts (the kernels'
+# codes for `StopRule.count`: mandatory, optional, first)
+COUNT_CODE = {"mandatory": 0, "optional": 1, "first": 2}
+_PASSABLE, _BYPASS, _BLOCKS = 0, 1, 2  # `StopRule.block`, as in `hexrail.rules.base`
+
+
+@dataclass(eq=False)
+class StopColumns:
+    """The `StopRule` fields of every node of the board, in the compiler's node order (the
+    hexes in map order, each tile's nodes in order). A node that is no stop has only
+    ``block`` and ``anchor``; its other entries are not read. ``tallies`` and ``groups`` (the
+    rule's groups beside the tile's) hold only the nodes that have some."""
+
+    stop: np.ndarray  # bool: a stop (`Node.is_stop`)
+    kind: np.ndarray  # int8: `KIND_INDEX` of a stop, -1 otherwise
+    value: np.ndarray  # int64
+    subsidy: np.ndarray  # int64
+    count: np.ndarray  # int8: `COUNT_CODE`
+    cost: np.ndarray  # int64
+    block: np.ndarray  # int8
+    may_end: np.ndarray  # bool
+    end_class: np.ndarray  # int64
+    anchor: np.ndarray  # bool
+    refs: tuple[str, ...]  # each node's reference, ``HEX-i``
+    node_hex: np.ndarray  # int64: the node's hex, by its place in the map
+    tallies: dict[int, tuple[tuple[str, int], ...]] = field(default_factory=dict)
+    groups: dict[int, tuple[str, ...]] = field(default_factory=dict)
+
+    def index(self, refs) -> np.ndarray:
+        """Bool per node: is its reference among `refs`?"""
+        wanted = set(refs)
+        return np.fromiter((r in wanted for r in self.refs), np.bool_, len(self.refs))
+
+    def hexes(self, hex_ids, pos: Position) -> np.ndarray:
+        """Bool per node: does it lie in one of the hexes `hex_ids`?"""
+        on = np.zeros(len(pos.hexes), np.bool_)
+        for i, h in enumerate(pos.hexes):
+            on[i] = h.id in hex_ids
+        return on[self.node_hex]
+
+
+def generic_columns(pos: Position, train: Train, lets_by: frozenset[str]) -> StopColumns:
+    """The generic `Profile.stop_rule` of every node for `train` (`lets_by`: the token flags
+    that let trains through a full city)."""
+    stop, kind, count, cost, block, anchor, plain, refs, node_hex, at = pos.derived(
+        ("stop columns", lets_by), _board, lets_by)
+    factor = np.array([train.spec.factor(k) for k in KIND_INDEX] + [0], np.int64)
+    value = plain * factor[kind]  # (a node that is no stop has kind -1: the 0 last)
+    for ref, amount in (train.revenue_overrides or {}).items():
+        i = at.get(ref)
+        if i is not None and stop[i]:
+            value[i] = int(amount)
+    n = len(refs)
+    return StopColumns(stop=stop, kind=kind, value=value, subsidy=np.zeros(n, np.int64),
+                       count=count.copy(), cost=cost.copy(), block=block.copy(),
+                       may_end=stop.copy(), end_class=np.zeros(n, np.int64),
+                       anchor=anchor.copy(), refs=refs, node_hex=node_hex)
+
+
+def _board(pos: Position, lets_by: frozenset[str]) -> tuple:
+    """What the generic rule says of each node whatever the train, made once per position:
+    stop, kind, count, cost, block, station, the value in the phase before the train's
+    multipliers; with the nodes' references, hexes and places by reference."""
+    stop, kind, count, cost, refs, node_hex, tables = [], [], [], [], [], [], []
+    block: list[int] = []
+    anchor: list[bool] = []
+    company = pos.company
+    closed = pos.closed_companies
+    for i, h in enumerate(pos.hexes):
+        facts = _hex_facts(h)
+        stop += facts[0]
+        kind += facts[1]
+        count += facts[2]
+        cost += facts[3]
+        block += facts[4]
+        refs += facts[5]
+        tables += facts[6]
+        node_hex += [i] * len(facts[0])
+        anchor += [False] * len(facts[0])
+        for k, index in facts[7]:  # cities (and passes): the company's station, or full
+            k += len(anchor) - len(facts[0])
+            anchor[k] = h.tokened_by(index, company)
+            if not anchor[k] and h.full_for(index, company, lets_by, closed):
+                block[k] = _BYPASS
+    colors = pos.phase.colors
+    plain = [revenue_for(t, colors) if t is not None else 0 for t in tables]
+    return (np.array(stop, np.bool_), np.array(kind, np.int8), np.array(count, np.int8),
+            np.array(cost, np.int64), np.array(block, np.int8), np.array(anchor, np.bool_),
+            np.array(plain, np.int64), tuple(refs), np.array(node_hex, np.int64),
+            {r: i for i, r in enumerate(refs)})
+
+
+# The facts of a hex's nodes that hold in any position, by the hex's identity (readers share
+# repeated hexes). Each entry holds its hex, so no id is reused while it lives.
+_FACTS: dict[int, tuple] = {}
+FACTS = 16_384
+
+
+def _hex_facts(h) -> tuple:
+    """Per node of the hex: stop, kind, count, cost, block before tokens, reference, revenue
+    table (None for no stop); and the (place, index) of its cities and passes."""
+    found = _FACTS.get(id(h))
+    if found is not None:
+        return found[1]
+    facts: tuple = ([], [], [], [], [], [], [], [])
+    for k, node in enumerate(h.tile.nodes):
+        is_stop = node.is_stop
+        facts[0].append(is_stop)
+        facts[1].append(KIND_INDEX[node.kind] if is_stop else -1)
+        facts[2].append(COUNT_CODE["optional" if is_stop and node.route == "optional"
+                                   else "mandatory"])
+        facts[3].append(node.visit_cost if is_stop else 0)
+        facts[4].append(_BLOCKS if node.kind == "offboard" else _PASSABLE)
+        facts[5].append(f"{h.id}-{node.index}")
+        facts[6].append(node.revenue if is_stop else None)
+        if node.kind in ("city", "pass"):
+            facts[7].append((k, node.index))
+    if len(_FACTS) >= FACTS:
+        _FACTS.clear()
+    _FACTS[id(h)] = (h, facts)
+    return facts
+
+
+def node_groups(pos: Position) -> dict[int, tuple[str, ...]]:
+    """The stop groups each node's tile puts it in, by node place, for the nodes in some."""
+    return pos.derived(("tile groups",), _node_groups)
+
+
+def _node_groups(pos: Position) -> dict[int, tuple[str, ...]]:
+    out = {}
+    i = -1
+    for h in pos.hexes:
+        for node in h.tile.nodes:
+            i += 1
+            if node.groups:
+                out[i] = node.groups
+    return out
+
+
+def rules_columns(pos: Position, train: Train, profile) -> StopColumns:
+    """The columns from `profile.stop_rule`, asked node by node: the slow twin of
+    `Profile.stop_columns`, and the way for a profile whose record has no column form."""
+    rules = [(i, h, node, profile.stop_rule(pos, train, h, node))
+             for i, h in enumerate(pos.hexes) for node in h.tile.nodes]
+    n = len(rules)
+    cols = StopColumns(
+        stop=np.array([node.is_stop for _, _, node, _ in rules], np.bool_),
+        kind=np.array([KIND_INDEX[node.kind] if node.is_stop else -1 for _, _, node, _ in rules],
+                      np.int8),
+        value=np.zeros(n, np.int64), subsidy=np.zeros(n, np.int64), count=np.zeros(n, np.int8),
+        cost=np.zeros(n, np.int64), block=np.array([r.block for *_, r in rules], np.int8),
+        may_end=np.zeros(n, np.bool_), end_class=np.zeros(n, np.int64),
+        anchor=np.array([r.anchor for *_, r in rules], np.bool_),
+        refs=tuple(f"{h.id}-{node.index}" for _, h, node, _ in rules),
+        node_hex=np.array([i for i, *_ in rules], np.int64))
+    for k, (_, _, node, r) in enumerate(rules):
+        if not node.is_stop:
+            continue
+        cols.value[k] = r.value
+        cols.subsidy[k] = r.subsidy
+        cols.count[k] = COUNT_CODE[r.count]
+        cols.cost[k] = r.cost
+        cols.may_end[k] = r.may_end
+        cols.end_class[k] = r.end_class
+        if r.tallies:
+            cols.tallies[k] = tuple(r.tallies)
+        if r.groups:
+            cols.groups[k] = tuple(r.groups)
+    return cols
