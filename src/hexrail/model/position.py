@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, Callable
@@ -245,7 +246,21 @@ class Position:
         return replace(self, hexes=hexes)
 
     def with_trains(self, trains: tuple[Train, ...]) -> Position:
-        return replace(self, trains=tuple(trains))
+        trains = tuple(trains)
+        if len({t.id for t in trains}) != len(trains):
+            raise HexrailError("two trains share an id", where="trains")
+        return self.unchecked(trains=trains)
+
+    def unchecked(self, **changes: Any) -> Position:
+        """A copy with `changes` made, not validated again: for changes that keep what the
+        validation checks (the trains' specs, the track's flags; `hexrail.rules.base.ruled`).
+        Validating a board again costs more than many a solve."""
+        new = copy.copy(self)
+        for cached in ("hex_by_id", "_derived"):
+            new.__dict__.pop(cached, None)
+        for name, value in changes.items():
+            object.__setattr__(new, name, value)
+        return new
 
     def option(self, name: str, default: Any = None) -> Any:
         return self.rules.options.get(name, default)

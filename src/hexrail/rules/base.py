@@ -591,7 +591,7 @@ def ruled(pos: Position) -> tuple[Position, Profile]:
     if profile.runs_ignored_track:
         hexes = tuple(map(_running_ignored, pos.hexes))
         if any(a is not b for a, b in zip(hexes, pos.hexes)):
-            pos, changed = replace(pos, hexes=hexes), True
+            pos, changed = pos.unchecked(hexes=hexes), True
     if changed:
         profile = type(profile)(pos)
     return pos, profile

@@ -95,11 +95,12 @@ def _board(pos: Position, lets_by: frozenset[str]) -> tuple:
         tables += facts[6]
         node_hex += [i] * len(facts[0])
         anchor += [False] * len(facts[0])
-        for k, index in facts[7]:  # cities (and passes): the company's station, or full
-            k += len(anchor) - len(facts[0])
-            anchor[k] = h.tokened_by(index, company)
-            if not anchor[k] and h.full_for(index, company, lets_by, closed):
-                block[k] = _BYPASS
+        if facts[7]:  # cities (and passes): the company's station, or full
+            base = len(anchor) - len(facts[0])
+            for k, station, full in _stations(h, facts, company, lets_by, closed):
+                anchor[base + k] = station
+                if full:
+                    block[base + k] = _BYPASS
     colors = pos.phase.colors
     plain = [revenue_for(t, colors) if t is not None else 0 for t in tables]
     return (np.array(stop, np.bool_), np.array(kind, np.int8), np.array(count, np.int8),
@@ -114,13 +115,28 @@ _FACTS: dict[int, tuple] = {}
 FACTS = 16_384
 
 
+def _stations(h, facts: tuple, company: str, lets_by: frozenset[str],
+              closed: frozenset[str]) -> list[tuple[int, bool, bool]]:
+    """Per city (and pass) of the hex: its place, whether `company` has a station there, and
+    whether it is full to the company; kept with the hex's facts, per company."""
+    key = (company, lets_by, closed)
+    found = facts[8].get(key)
+    if found is None:
+        found = facts[8][key] = []
+        for k, index in facts[7]:
+            station = h.tokened_by(index, company)
+            found.append((k, station, not station and h.full_for(index, company, lets_by, closed)))
+    return found
+
+
 def _hex_facts(h) -> tuple:
     """Per node of the hex: stop, kind, count, cost, block before tokens, reference, revenue
-    table (None for no stop); and the (place, index) of its cities and passes."""
+    table (None for no stop); the (place, index) of its cities and passes; and their stations
+    per company (`_stations`)."""
     found = _FACTS.get(id(h))
     if found is not None:
         return found[1]
-    facts: tuple = ([], [], [], [], [], [], [], [])
+    facts: tuple = ([], [], [], [], [], [], [], [], {})
     for k, node in enumerate(h.tile.nodes):
         is_stop = node.is_stop
         facts[0].append(is_stop)

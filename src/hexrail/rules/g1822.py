@@ -135,7 +135,7 @@ class Game1822(Profile):
         return tuple(out)
 
     def plan_rules(self, pos: Position) -> PlanRules:
-        self._refuse_what_is_not_built(pos)
+        pos.derived(("1822 refusals",), self._refuse_what_is_not_built)  # (asked once a board)
         sides = []
         for i, rule in enumerate(pos.state.get("exclusive_edges") or ({"hex": "F33", "edges": [1, 2]},)):
             try:
