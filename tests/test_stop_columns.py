@@ -13,6 +13,9 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from strategies import positions
 from test_g1817 import boards_1817
+from test_g1831 import boards_1831
+from test_g1862usa import boards_1862usa, salt_lake
+from test_g18sj import E_LINE, E_TOKENS, OP, SJ_LINE, board, city, line
 from test_g18usa import boards_18usa
 from test_g1822 import boards_1822
 
@@ -59,6 +62,31 @@ def test_corpus_positions(title):
         assert_same_columns(position_from_18xx(data))
 
 
+@pytest.mark.parametrize("name", ["demo", "1831", "1862", "1862usa"])
+def test_bundled_examples(name):
+    import hexrail
+
+    assert_same_columns(load_position(hexrail.example_path(name)))
+
+
+@pytest.mark.parametrize("company", ["CPR", "UP", "Y"])
+@pytest.mark.parametrize("blocked", [False, True])
+def test_salt_lake_city(company, blocked):
+    assert_same_columns(load_position(salt_lake(blocked, company)))
+
+
+@pytest.mark.parametrize("trains", [["E"], ["D", "6"], ["E", "D"]])
+@pytest.mark.parametrize("slots", [["SJ"], ["SJ", "XX"], [{"company": "SJ", "flag": "neutral"}],
+                                   [{"company": "XX", "flag": "neutral"}], ["XX"]])
+def test_18sj_electric_trains_and_full_cities(trains, slots):
+    assert_same_columns(load_position(line(*E_LINE, trains=trains, tokens=E_TOKENS)))
+    assert_same_columns(load_position(board(
+        {"C1": city(20), "C3": city(30, len(slots)), "C5": city(40)}, ["C1-C3", "C3-C5"], trains,
+        tokens={"C1": [OP], "C3": slots})))
+    assert_same_columns(load_position(line(*SJ_LINE, trains=trains, tokens={"C1": [OP], "C3": slots[:1]},
+                                           state={"electric_train_owned": True})))
+
+
 SETTINGS = settings(max_examples=60, deadline=None, derandomize=True, database=None,
                     suppress_health_check=[HealthCheck.too_slow])
 
@@ -81,6 +109,24 @@ def test_random_boards_under_other_titles(doc, title):
     except HexrailError:
         assume(False)  # (a board the title refuses)
     assert_same_columns(pos)
+
+
+@SETTINGS
+@given(doc=positions(profile="1860"))
+def test_random_1860_boards(doc):
+    assert_same_columns(load_position(doc))
+
+
+@SETTINGS
+@given(doc=boards_1862usa())
+def test_random_1862usa_boards(doc):
+    assert_same_columns(load_position(doc))
+
+
+@SETTINGS
+@given(doc=boards_1831())
+def test_random_1831_boards(doc):
+    assert_same_columns(load_position(doc))
 
 
 @SETTINGS

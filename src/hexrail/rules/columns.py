@@ -103,10 +103,14 @@ def _board(pos: Position, lets_by: frozenset[str]) -> tuple:
                     block[base + k] = _BYPASS
     colors = pos.phase.colors
     plain = [revenue_for(t, colors) if t is not None else 0 for t in tables]
-    return (np.array(stop, np.bool_), np.array(kind, np.int8), np.array(count, np.int8),
-            np.array(cost, np.int64), np.array(block, np.int8), np.array(anchor, np.bool_),
-            np.array(plain, np.int64), tuple(refs), np.array(node_hex, np.int64),
-            {r: i for i, r in enumerate(refs)})
+    arrays = (np.array(stop, np.bool_), np.array(kind, np.int8), np.array(count, np.int8),
+              np.array(cost, np.int64), np.array(block, np.int8), np.array(anchor, np.bool_),
+              np.array(plain, np.int64))
+    for a in arrays:  # shared by every train's columns (which copy what a title may change)
+        a.setflags(write=False)
+    node_at = np.array(node_hex, np.int64)
+    node_at.setflags(write=False)
+    return (*arrays, tuple(refs), node_at, {r: i for i, r in enumerate(refs)})
 
 
 # The facts of a hex's nodes that hold in any position, by the hex's identity (readers share

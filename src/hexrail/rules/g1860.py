@@ -47,6 +47,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, ClassVar
 
+import numpy as np
+
 from hexrail.errors import HexrailError
 from hexrail.model.frozen import FrozenMap
 from hexrail.model.position import Hex, Position, Train
@@ -54,6 +56,7 @@ from hexrail.model.tile import Node
 from hexrail.model.trains import ALL_KINDS, UNLIMITED, Row, TrainSpec, parse_spec
 from hexrail.rules.base import FIRST, MANDATORY, OPTIONAL, Bonus, PlanRules, Profile, StopRule, register
 from hexrail.rules.base import NUMBER, OBJECT
+from hexrail.rules.columns import COUNT_CODE, KIND_INDEX, StopColumns
 
 TOWN_KINDS = frozenset({"town", "halt"})
 CITY_KINDS = frozenset({"city", "offboard"})
@@ -220,6 +223,31 @@ class Game1860(Profile):
         if node.kind == "town":
             return rule._replace(value=value, count=self.town_count(pos))
         return rule if value == rule.value else rule._replace(value=value)
+
+    def stop_columns(self, pos: Position, train: Train) -> StopColumns:
+        cols = super().stop_columns(pos, train)
+        lease = self.lease_rules(pos, train)
+        halt = cols.stop & (cols.kind == KIND_INDEX["halt"])
+        rest = cols.stop & ~halt
+        if lease == "new":
+            cols.value[rest] = LEASE_PER_STOP
+        elif lease == "original":
+            odd = np.flatnonzero(rest & (cols.value % 2 != 0))
+            if len(odd):
+                hex_id, _, index = cols.refs[odd[0]].rpartition("-")
+                raise HexrailError(f"a leased train (original insolvency) pays half a route's "
+                                   f"revenue; stop value {cols.value[odd[0]]} is odd, which "
+                                   "per-stop values cannot halve exactly",
+                                   where=f"hex {hex_id} node {index}")
+            cols.value[rest] //= 2
+        halts = self.halts_count(pos)
+        cols.value[halt] = LEASE_PER_STOP if lease == "new" and halts else 0
+        if lease != "new" and halts:
+            cols.subsidy[halt] = int(pos.state.get("halt_subsidy", HALT_SUBSIDY))
+        cols.count[halt] = COUNT_CODE[OPTIONAL]
+        cols.may_end[halt] = False
+        cols.count[cols.stop & (cols.kind == KIND_INDEX["town"])] = COUNT_CODE[self.town_count(pos)]
+        return cols
 
     # -- routes and plans -----------------------------------------------------------------
     def reentry_forbidden(self, pos: Position, hex_: Hex) -> bool:

@@ -57,6 +57,7 @@ from hexrail.model.tile import Node
 from hexrail.model.trains import TrainSpec
 from hexrail.rules.base import Profile, SpanBonus, StopRule, register
 from hexrail.rules.base import OBJECT, TEXT
+from hexrail.rules.columns import StopColumns
 
 TRAIN_SHAPE = re.compile(r"^\d+E?$")  # N trains and NE express trains
 EARLY_RATE = 20  # bonus per hex of distance in the yellow and green phases
@@ -103,6 +104,13 @@ class Game1862USA(Profile):
                 and pos.company in SALT_LAKE_COMPANIES):
             rule = rule._replace(value=rule.value + SALT_LAKE_PLUS)
         return rule
+
+    def stop_columns(self, pos: Position, train: Train) -> StopColumns:
+        cols = super().stop_columns(pos, train)
+        salt_lake = self.salt_lake(pos)
+        if salt_lake.get("applies") and pos.company in SALT_LAKE_COMPANIES:
+            cols.value[cols.stop & cols.hexes({salt_lake["hex"]}, pos)] += SALT_LAKE_PLUS
+        return cols
 
     # -- routes ---------------------------------------------------------------------------
     def reentry_forbidden(self, pos: Position, hex_: Hex) -> bool:

@@ -46,11 +46,14 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+import numpy as np
+
 from hexrail.model.position import Hex, Position, Train
 from hexrail.model.tile import Node, Token
 from hexrail.model.trains import TrainSpec
 from hexrail.rules.base import BYPASS, PASSABLE, Bonus, Profile, StopRule, register
 from hexrail.rules.base import OBJECT, TEXT
+from hexrail.rules.columns import StopColumns
 
 NATIONAL = "SJ"  # the nationalization company: its tokens never block E trains
 ELECTRIC = "E"  # train name of the electric train
@@ -127,6 +130,24 @@ class G18SJ(Profile):
         if (value, block) == (rule.value, rule.block):
             return rule
         return rule._replace(value=value, block=block)
+
+    def stop_columns(self, pos: Position, train: Train) -> StopColumns:
+        cols = super().stop_columns(pos, train)
+        electric = self.is_electric(train)
+        strict = not electric and self.owns_electric(pos)
+        if electric:
+            tokened = np.array([_has_token(h, pos.company) for h in pos.hexes], np.bool_)
+            cols.value[cols.stop & tokened[cols.node_hex]] *= 2
+        for i, ref in enumerate(cols.refs):
+            hex_ = pos.hexes[cols.node_hex[i]]
+            node = hex_.node(int(ref.rpartition("-")[2]))
+            if node.kind in ("city", "pass"):
+                slots = hex_.slots(node.index)
+                closed = (len(slots) == node.slots and all(t is not None for t in slots)
+                          and not cols.anchor[i]
+                          and all(_token_blocks(t, electric, strict) for t in slots))
+                cols.block[i] = BYPASS if closed else PASSABLE
+        return cols
 
     # -- bonuses -------------------------------------------------------------------------
     def hex_tags(self, pos: Position, train: Train, hex_: Hex) -> tuple[str, ...]:
