@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 import numpy as np
 
@@ -117,10 +117,17 @@ class TrainData:
     # (`hex_tours`); no rows where the hexes are too many for it.
     reach_hex_tour: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.int64))
 
-    @property
+    @cached_property
     def anchors(self) -> np.ndarray:
         ranked = np.flatnonzero(self.node_anchor_rank >= 0)
         return ranked[np.argsort(self.node_anchor_rank[ranked])]
+
+    @cached_property
+    def kernel_view(self) -> tuple:
+        """The arrays the walk reads (`search._kernels.TrainArrays`), as a plain tuple."""
+        from hexrail.search._kernels import TrainArrays
+
+        return tuple(getattr(self, f) for f in TrainArrays._fields)
 
     def key(self) -> bytes:
         """Two trains with equal keys have the same candidate routes."""

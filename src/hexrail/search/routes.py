@@ -94,13 +94,23 @@ STEPS = 1 << 16  # walk steps between deadline checks
 NO_THRESHOLD = -(1 << 62)
 
 
-def _vertices_again(graph: TrackGraph, td: TrainData) -> np.ndarray:
-    """Per vertex, may a route pass it again (by other track)? Junctions, where the profile
-    says so (`Profile.junctions_pass_twice`)."""
-    again = np.zeros(graph.n_vertices, np.bool_)
-    if td.junctions_twice:
-        again[:graph.n_nodes] = graph.node_kind == KIND_CODES["junction"]
-    return again
+def _track_view(graph: TrackGraph, junctions_twice: bool) -> tuple:
+    """The walk's view of the track (`K.TrackArrays`, as a plain tuple: numba types those in
+    its fast path, named tuples in a slow one), made once per graph and junction rule: with it,
+    per vertex, may a route pass it again (by other track)? Junctions, where the profile says
+    so (`Profile.junctions_pass_twice`)."""
+    views = graph.__dict__.setdefault("_walk_views", {})
+    view = views.get(junctions_twice)
+    if view is None:
+        again = np.zeros(graph.n_vertices, np.bool_)
+        if junctions_twice:
+            again[:graph.n_nodes] = graph.node_kind == KIND_CODES["junction"]
+        view = views[junctions_twice] = tuple(K.TrackArrays(
+            graph.n_nodes, len(graph.hex_ids), graph.adj_ptr, graph.adj_chain, graph.adj_end,
+            graph.chain_ends, graph.chain_side, graph.chain_terminal, graph.chain_crossings,
+            graph.chain_hex_ptr, graph.chain_hexes, graph.chain_res, graph.vertex_res,
+            graph.node_hex, again))
+    return view
 
 
 def enumerate_routes(graph: TrackGraph, td: TrainData, *, deadline: float | None = None,
@@ -127,7 +137,8 @@ def enumerate_routes(graph: TrackGraph, td: TrainData, *, deadline: float | None
     """
     words = graph.chain_res.shape[1]
     depth_cap = 2 * graph.n_vertices + 4
-    caps = [1 << 15, 1 << 18, 1 << 18]  # routes, stops, chains
+    # routes, stops, chains (a narrowed walk keeps few routes)
+    caps = [1 << 10 if min_value is not None or best_only else 1 << 15, 1 << 18, 1 << 18]
     bufs = _alloc(caps, words)
     work = [np.zeros(graph.n_vertices, np.bool_), np.zeros(len(graph.hex_ids), np.int32),
             np.zeros(4, np.int64), np.zeros((10, depth_cap), np.int64),
@@ -135,20 +146,13 @@ def enumerate_routes(graph: TrackGraph, td: TrainData, *, deadline: float | None
             np.zeros(words, np.uint64), np.zeros(8, np.int64), np.zeros(K.TALLY, np.int64),
             np.zeros(len(graph.chain_ends), np.bool_)]
     state = work[7]
-    if min_value is not None or best_only:
-        caps[0] = 1 << 10
-        bufs = _alloc(caps, words)
     thr = np.array([NO_THRESHOLD if min_value is None else min_value, best_only], np.int64)
     forbid = np.zeros(words, np.uint64) if forbid is None else \
         np.ascontiguousarray(forbid[:words], np.uint64)
     # The kernel's inputs by name (`K.TrackArrays`, ...), handed over as plain tuples: numba
     # types those in its fast path, named tuples in a slow one (0.1 ms a solve on small boards).
-    track = tuple(K.TrackArrays(graph.n_nodes, len(graph.hex_ids), graph.adj_ptr, graph.adj_chain,
-                                graph.adj_end, graph.chain_ends, graph.chain_side,
-                                graph.chain_terminal, graph.chain_crossings, graph.chain_hex_ptr,
-                                graph.chain_hexes, graph.chain_res, graph.vertex_res,
-                                graph.node_hex, _vertices_again(graph, td)))
-    train = tuple(getattr(td, f) for f in K.TrainArrays._fields)
+    track = _track_view(graph, td.junctions_twice)
+    train = td.kernel_view
     walk = tuple(K.WalkWork(*work))
     partner = _partner_arrays(graph, partners, plan_floor, depth_cap)
     n_out = n_nodes = n_chains = 0
@@ -201,16 +205,21 @@ class Partner:
 PAIR_WORK = 50_000_000  # partner routes x chain pairs past which only single chains are bounded
 
 
+_EMPTY_PARTNERS: dict[tuple[int, int], K.PartnerArrays] = {}
+
+
 def _partner_arrays(graph: TrackGraph, partners: list[Partner], plan_floor: np.ndarray | None,
                     depth_cap: int) -> tuple:
     """`K.PartnerArrays` of the partners, as a plain tuple."""
     words = graph.chain_res.shape[1]
-    if not partners:  # the common walk: empty tables of the kernel's types
-        return tuple(K.PartnerArrays(
-            np.zeros((0, 0), np.int64), np.zeros((0, 0, 0), np.int64), np.zeros(0, np.int64),
-            np.zeros((depth_cap, 0), np.int64),
-            np.zeros(2, np.int64) if plan_floor is None else plan_floor,
-            np.zeros(0, np.int64), np.zeros((0, words), np.uint64), 0))
+    if not partners:  # the common walk: empty tables of the kernel's types (never written)
+        empty = _EMPTY_PARTNERS.get((words, depth_cap))
+        if empty is None:
+            empty = _EMPTY_PARTNERS[words, depth_cap] = K.PartnerArrays(
+                np.zeros((0, 0), np.int64), np.zeros((0, 0, 0), np.int64), np.zeros(0, np.int64),
+                np.zeros((depth_cap, 0), np.int64), np.zeros(2, np.int64),
+                np.zeros(0, np.int64), np.zeros((0, words), np.uint64), 0)
+        return tuple(empty if plan_floor is None else empty._replace(p_floor=plan_floor))
     ptr = np.zeros(len(partners) + 1, np.int64)
     for k, p in enumerate(partners):
         ptr[k + 1] = ptr[k] + len(p.routes)
