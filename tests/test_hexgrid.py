@@ -55,3 +55,13 @@ def test_bad_names_are_named():
 def test_axes_override():
     layout = Layout("flat", "number", "letter")
     assert layout.xy("B12") == (11, 1)
+
+
+def test_names_parse_the_same_once_kept():
+    """Names are parsed once and kept (`_name_parts`); a bad name is refused every time."""
+    flat, pointy = Layout("flat"), Layout("pointy")
+    for _ in range(2):
+        assert flat.xy("C12") == (2, 11) and pointy.xy("C12") == (11, 2)
+        assert flat.xy("AA3") == (26, 2)
+        with pytest.raises(HexrailError, match="not a hex name"):
+            flat.xy("12C")
