@@ -94,10 +94,6 @@ class TrainData:
     # most w + cut_top[k] + cut_extra; empty when no such bound holds.
     cut_top: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     cut_extra: int = 0
-    # Its sharper form where every stop costing distance costs one unit (`_reach_bound`): the
-    # stops worth something in ``reach_order`` (best first) count only if they are close
-    # enough to the walk's ends, by ``reach_dist[x, s]``: the fewest units any track from
-    # vertex x to stop s uses (s included). Empty: the plain cut only.
     # The bonuses counted per stop (a tag's amount for each stop carrying it) at most, per node:
     # the cuts count them with the stop.
     node_bound: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
@@ -105,8 +101,9 @@ class TrainData:
     # stops worth something in ``reach_order`` (best first) count only if they are close
     # enough to the walk's ends, by ``reach_dist[x, s]``: the fewest units any track from
     # vertex x to vertex s uses (s included); a hex's track bonus (``reach_hexes``,
-    # ``reach_hex_amount``) only if the walk runs there or can, by ``reach_hex_dist[x, i]``;
-    # the other bonuses at their most (``reach_extra``). Empty: the plain cut only.
+    # ``reach_hex_amount``) only if the walk runs there or can, by ``reach_hex_dist[x, i]``,
+    # and no more than the best tour of those hexes (``reach_hex_tour``); the other bonuses
+    # at their most (``reach_extra``). Empty: the plain cut only.
     reach_order: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     reach_dist: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.int16))
     reach_extra: int = 0
@@ -345,7 +342,8 @@ def _reach_bound(graph: TrackGraph, kidx: np.ndarray, cost: np.ndarray, optional
     """The walk's sharper cut (`TrainData.reach_order` ...), where it holds: with k units left
     a walk can add only stops it can still reach, and only one of them as far as k units, two
     within k - 1, ... from its ends (the current end and, while arm 1 runs, the anchor arm 2
-    leaves from); a hex's track bonus only where it runs already or can still run. Distances
+    leaves from); a hex's track bonus only where it runs already or can still run, and no
+    more than the best tour of those it can (`hex_tours`). Distances
     count the units of the stops on the way and ignore every rule but the stops a train may
     never pass, so they are never more than a walk spends. Sound where the plain cut is and
     every stop costing distance costs one unit and counts whenever visited (N trains)."""
