@@ -92,12 +92,6 @@ SETTINGS = settings(max_examples=60, deadline=None, derandomize=True, database=N
 
 
 @SETTINGS
-@given(doc=positions(profile="test-extras"))
-def test_random_boards(doc):
-    assert_same_columns(load_position(doc))
-
-
-@SETTINGS
 @given(doc=positions(), title=st.sampled_from(["1846", "1856", "1861", "1862", "1867", "1870",
                                                "1882"]))
 def test_random_boards_under_other_titles(doc, title):
@@ -111,46 +105,18 @@ def test_random_boards_under_other_titles(doc, title):
     assert_same_columns(pos)
 
 
+# random boards of the titles with their own strategies (their test modules')
+BOARDS = {"test-extras": positions(profile="test-extras"), "1860": positions(profile="1860"),
+          "1862USA": boards_1862usa(), "1831": boards_1831(), "1817": boards_1817(),
+          "18USA": boards_18usa(), "18USA switcher": boards_18usa(switcher=True),
+          "1822": boards_1822()}
+
+
+@pytest.mark.parametrize("name", sorted(BOARDS))
 @SETTINGS
-@given(doc=positions(profile="1860"))
-def test_random_1860_boards(doc):
-    assert_same_columns(load_position(doc))
-
-
-@SETTINGS
-@given(doc=boards_1862usa())
-def test_random_1862usa_boards(doc):
-    assert_same_columns(load_position(doc))
-
-
-@SETTINGS
-@given(doc=boards_1831())
-def test_random_1831_boards(doc):
-    assert_same_columns(load_position(doc))
-
-
-@SETTINGS
-@given(doc=boards_1817())
-def test_random_1817_boards(doc):
-    assert_same_columns(load_position(doc))
-
-
-@SETTINGS
-@given(doc=boards_18usa())
-def test_random_18usa_boards(doc):
-    assert_same_columns(load_position(doc))
-
-
-@SETTINGS
-@given(doc=boards_18usa(switcher=True))
-def test_random_18usa_boards_with_a_switcher(doc):
-    assert_same_columns(load_position(doc))
-
-
-@SETTINGS
-@given(doc=boards_1822())
-def test_random_1822_boards(doc):
-    assert_same_columns(load_position(doc))
+@given(data=st.data())
+def test_random_boards(name, data):
+    assert_same_columns(load_position(data.draw(BOARDS[name])))
 
 
 @register
