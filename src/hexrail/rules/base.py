@@ -17,7 +17,9 @@ from typing import Any, Callable, ClassVar, NamedTuple, Union
 from hexrail.errors import HexrailError
 from hexrail.model.frozen import thaw
 from hexrail.model.position import Hex, Position, Train
-from hexrail.rules.columns import StopColumns, generic_columns, rules_columns
+# (the stop rule's codes live with the columns; the titles import them from here)
+from hexrail.rules.columns import (BLOCKS, BYPASS, FIRST, MANDATORY, OPTIONAL,  # noqa: F401
+                                   PASSABLE, StopColumns, generic_columns, rules_columns)
 from hexrail.model.tile import Node
 from hexrail.model.trains import TrainSpec, parse_spec
 
@@ -243,16 +245,8 @@ class Revisit:
     between: tuple[str, ...] = ()
 
 
-# How a visited stop counts (`StopRule.count`).
-MANDATORY = "mandatory"  # counts whenever visited; the route is illegal if it does not fit
-OPTIONAL = "optional"  # may be passed without counting (halts, skippable towns)
-FIRST = "first"  # optional, but fills the train first: an optional stop counts only when every
-#                  `first` stop the route visits counts (1860's towns before halts)
-
-# How a node stops a train passing through it (`StopRule.block`).
-PASSABLE = 0
-BYPASS = 1  # passed through only by spending one of the round's bypasses (a full city)
-BLOCKS = 2  # never passed through (offboards): a route may only end there
+# How a visited stop counts (`StopRule.count`: MANDATORY, OPTIONAL, FIRST) and how a node stops
+# a train passing through it (`StopRule.block`: PASSABLE, BYPASS, BLOCKS): `hexrail.rules.columns`.
 
 
 class StopRule(NamedTuple):

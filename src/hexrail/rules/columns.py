@@ -15,11 +15,20 @@ import numpy as np
 from hexrail.model.position import Position, Train
 from hexrail.model.tile import revenue_for
 
+# How a visited stop counts (`StopRule.count`).
+MANDATORY = "mandatory"  # counts whenever visited; the route is illegal if it does not fit
+OPTIONAL = "optional"  # may be passed without counting (halts, skippable towns)
+FIRST = "first"  # optional, but fills the train first: an optional stop counts only when every
+#                  `first` stop the route visits counts (1860's towns before halts)
+
+# How a node stops a train passing through it (`StopRule.block`).
+PASSABLE = 0
+BYPASS = 1  # passed through only by spending one of the round's bypasses (a full city)
+BLOCKS = 2  # never passed through (offboards): a route may only end there
+
 KIND_INDEX = {"city": 0, "town": 1, "offboard": 2, "halt": 3}
-# `StopColumns.count` and `TrainData.node_optional`: how a visited stop counts (the kernels'
-# codes for `StopRule.count`: mandatory, optional, first)
-COUNT_CODE = {"mandatory": 0, "optional": 1, "first": 2}
-_PASSABLE, _BYPASS, _BLOCKS = 0, 1, 2  # `StopRule.block`, as in `hexrail.rules.base`
+# `StopColumns.count` and `TrainData.node_optional`: the kernels' codes for `StopRule.count`
+COUNT_CODE = {MANDATORY: 0, OPTIONAL: 1, FIRST: 2}
 
 
 @dataclass(eq=False)
@@ -100,7 +109,7 @@ def _board(pos: Position, lets_by: frozenset[str]) -> tuple:
             for k, station, full in _stations(h, facts, company, lets_by, closed):
                 anchor[base + k] = station
                 if full:
-                    block[base + k] = _BYPASS
+                    block[base + k] = BYPASS
     colors = pos.phase.colors
     plain = [revenue_for(t, colors) if t is not None else 0 for t in tables]
     arrays = (np.array(stop, np.bool_), np.array(kind, np.int8), np.array(count, np.int8),
@@ -145,10 +154,9 @@ def _hex_facts(h) -> tuple:
         is_stop = node.is_stop
         facts[0].append(is_stop)
         facts[1].append(KIND_INDEX[node.kind] if is_stop else -1)
-        facts[2].append(COUNT_CODE["optional" if is_stop and node.route == "optional"
-                                   else "mandatory"])
+        facts[2].append(COUNT_CODE[OPTIONAL if is_stop and node.route == "optional" else MANDATORY])
         facts[3].append(node.visit_cost if is_stop else 0)
-        facts[4].append(_BLOCKS if node.kind == "offboard" else _PASSABLE)
+        facts[4].append(BLOCKS if node.kind == "offboard" else PASSABLE)
         facts[5].append(f"{h.id}-{node.index}")
         facts[6].append(node.revenue if is_stop else None)
         if node.kind in ("city", "pass"):
