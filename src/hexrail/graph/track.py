@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from hexrail.model.hexgrid import facing_lanes, opposite
+from hexrail.model.memo import ByIdentity
 from hexrail.model.position import Position
 
 # Marks of a chain's end at a node (`TrackGraph.chain_terminal`): terminal track ends a route
@@ -147,19 +148,9 @@ class _HexRows:
         return found
 
 
-# Rows of hexes seen before, by identity; each entry holds its hex, so no id is reused while it
-# lives. Readers share repeated hexes (`hexrail.io.g18xx`), so a new position mostly hits.
-_ROWS: dict[int, tuple[object, _HexRows]] = {}
+# Rows of hexes seen before (readers share repeated hexes, so a new position mostly hits).
 ROWS = 16_384  # (about 1.6 KB each)
-
-
-def _rows(h) -> _HexRows:
-    found = _ROWS.get(id(h))
-    if found is None:
-        if len(_ROWS) >= ROWS:
-            _ROWS.clear()
-        found = _ROWS[id(h)] = (h, _HexRows(h))
-    return found[1]
+_rows = ByIdentity(_HexRows, ROWS)
 
 
 def compile_track(pos: Position, gauge: str = "broad", extra_resources: int = 0,

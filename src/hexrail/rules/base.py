@@ -16,6 +16,7 @@ from typing import Any, Callable, ClassVar, NamedTuple, Union
 
 from hexrail.errors import HexrailError
 from hexrail.model.frozen import thaw
+from hexrail.model.memo import ByIdentity
 from hexrail.model.position import Hex, Position, Train
 # (the stop rule's codes live with the columns; the titles import them from here)
 from hexrail.rules.columns import (BLOCKS, BYPASS, FIRST, MANDATORY, OPTIONAL,  # noqa: F401
@@ -554,23 +555,21 @@ def stop_value(pos: Position, train: Train, hex_: Hex, node: Node) -> int:
     return node.value(pos.phase.colors) * train.spec.factor(node.kind)
 
 
-# Hexes with track marked ``ignore`` as a profile running it sees them, by identity (readers share
-# repeated hexes): each is rewritten once, and stays the same object for `cached_track`. Each
-# entry holds its hex, so no id is reused while it lives.
-_RUN_IGNORED: dict[int, tuple[Hex, Hex]] = {}
 RUN_IGNORED = 4096
 
 
+def _rewritten(h: Hex) -> Hex:
+    paths = tuple(replace(p, ignore=False) for p in h.tile.paths)
+    return replace(h, tile=replace(h.tile, paths=paths))
+
+
+# Hexes with track marked ``ignore`` as a profile running it sees them: each is rewritten once,
+# and stays the same object for `cached_track`.
+_rewrite = ByIdentity(_rewritten, RUN_IGNORED)
+
+
 def _running_ignored(h: Hex) -> Hex:
-    if not any(p.ignore for p in h.tile.paths):
-        return h
-    found = _RUN_IGNORED.get(id(h))
-    if found is None:
-        if len(_RUN_IGNORED) >= RUN_IGNORED:
-            _RUN_IGNORED.clear()
-        paths = tuple(replace(p, ignore=False) for p in h.tile.paths)
-        found = _RUN_IGNORED[id(h)] = (h, replace(h, tile=replace(h.tile, paths=paths)))
-    return found[1]
+    return _rewrite(h) if any(p.ignore for p in h.tile.paths) else h
 
 
 def ruled(pos: Position) -> tuple[Position, Profile]:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from hexrail.model.memo import ByIdentity
 from hexrail.model.position import Position, Train
 from hexrail.model.tile import revenue_for
 
@@ -122,12 +123,6 @@ def _board(pos: Position, lets_by: frozenset[str]) -> tuple:
     return (*arrays, tuple(refs), node_at, {r: i for i, r in enumerate(refs)})
 
 
-# The facts of a hex's nodes that hold in any position, by the hex's identity (readers share
-# repeated hexes). Each entry holds its hex, so no id is reused while it lives.
-_FACTS: dict[int, tuple] = {}
-FACTS = 16_384
-
-
 def _stations(h, facts: tuple, company: str, lets_by: frozenset[str],
               closed: frozenset[str]) -> list[tuple[int, bool, bool]]:
     """Per city (and pass) of the hex: its place, whether `company` has a station there, and
@@ -142,13 +137,10 @@ def _stations(h, facts: tuple, company: str, lets_by: frozenset[str],
     return found
 
 
-def _hex_facts(h) -> tuple:
+def _make_facts(h) -> tuple:
     """Per node of the hex: stop, kind, count, cost, block before tokens, reference, revenue
     table (None for no stop); the (place, index) of its cities and passes; and their stations
     per company (`_stations`)."""
-    found = _FACTS.get(id(h))
-    if found is not None:
-        return found[1]
     facts: tuple = ([], [], [], [], [], [], [], [], {})
     for k, node in enumerate(h.tile.nodes):
         is_stop = node.is_stop
@@ -161,10 +153,12 @@ def _hex_facts(h) -> tuple:
         facts[6].append(node.revenue if is_stop else None)
         if node.kind in ("city", "pass"):
             facts[7].append((k, node.index))
-    if len(_FACTS) >= FACTS:
-        _FACTS.clear()
-    _FACTS[id(h)] = (h, facts)
     return facts
+
+
+# The facts of a hex's nodes that hold in any position (readers share repeated hexes).
+FACTS = 16_384
+_hex_facts = ByIdentity(_make_facts, FACTS)
 
 
 def node_groups(pos: Position) -> dict[int, tuple[str, ...]]:
