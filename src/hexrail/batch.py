@@ -138,7 +138,7 @@ def solve_many(positions: Iterable[Any], *, workers: int = 1, time_limit: float 
         Positions, native or 18xx.games documents, JSON texts or file paths; read lazily.
     workers : int
         Processes to solve in (1: this one). Each spawned worker loads the compiled kernels
-        once, from numba's disk cache.
+        once (the built module, or numba's disk cache).
     time_limit : float, optional
         Seconds per position (`hexrail.solve`'s limit).
     objective : {"income", "revenue"}

@@ -315,15 +315,23 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
-def _version() -> str:
-    import hexrail
+class _Version(argparse.Action):
+    """``--version``: the installed version, looked up only when asked (the lookup reads the
+    package metadata, 30 ms that every other command would pay)."""
 
-    return f"hexrail {hexrail.__version__}"
+    def __init__(self, option_strings: list[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="show the version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any) -> None:
+        import hexrail
+
+        print(f"hexrail {hexrail.__version__}")
+        parser.exit()
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="hexrail", description=__doc__.splitlines()[0])
-    parser.add_argument("--version", action="version", version=_version())
+    parser.add_argument("--version", action=_Version)
     # -v/-q before or after the command: the command's copies must not reset the counts given
     # before it, hence SUPPRESS there
     for target, default in ((parser, 0), (common := _Parser(add_help=False),

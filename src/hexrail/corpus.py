@@ -88,7 +88,8 @@ def _solve_task_args(args: tuple[Task, float | None, str]) -> dict:
 
 
 def warm_up() -> None:
-    """Load the compiled kernels once (from numba's disk cache), so no position pays for it."""
+    """Load the compiled kernels once (the built module, or numba's disk cache), so no position
+    pays for it."""
     from hexrail.io.g18xx import warm_up as load_kernels
 
     load_kernels()

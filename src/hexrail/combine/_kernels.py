@@ -11,7 +11,7 @@ slices and stop at a deadline with an honest bound.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from hexrail.compiled import kernel
 
 DONE = 0
 BUDGET = 1  # node budget spent; call again with the same state to go on
@@ -20,7 +20,7 @@ BUDGET = 1  # node budget spent; call again with the same state to go on
 REGION_SHIFT = 2  # `hexrail.stage.REGION` is 1 << REGION_SHIFT
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _conflicts(res, i, mask):
     for w in range(mask.shape[0]):
         if res[i, w] & mask[w]:
@@ -28,7 +28,7 @@ def _conflicts(res, i, mask):
     return False
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _first_free(start, stop, res, mask):
     """Index of the first candidate in [start, stop) whose resources avoid `mask`, or stop."""
     for i in range(start, stop):
@@ -37,7 +37,7 @@ def _first_free(start, stop, res, mask):
     return stop
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _first_at_most(value, start, stop, limit):
     """The first index in [start, stop) whose value is at most `limit` (values sorted
     descending), or stop."""
@@ -51,7 +51,7 @@ def _first_at_most(value, start, stop, limit):
     return lo
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def routes_meet(stop_bits, rows):
     """Do the routes ``stop_bits[rows]`` (bitsets of their stops) form one graph through
     shared stops? Every combiner asks this one function."""
@@ -80,7 +80,7 @@ def routes_meet(stop_bits, rows):
     return n_reached == n
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def plan_ok(train_ptr, idx, cand_meets, cand_stops, required, require_intersect, region_limits):
     """Do the chosen candidates (``idx[s]`` per level, past the end = idle) meet the plan
     rules: for every bit of `required`, a route whose `cand_meets` has it ("one route must
@@ -113,7 +113,7 @@ def plan_ok(train_ptr, idx, cand_meets, cand_stops, required, require_intersect,
     return True
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def branch_and_bound(train_ptr, value, res, same_as_prev, suffix_max,
                      level, idx, used, cur, hint, best, best_choice, budget,
                      cand_meets, cand_stops, required, require_intersect, region_limits):
@@ -234,7 +234,7 @@ def branch_and_bound(train_ptr, value, res, same_as_prev, suffix_max,
     return DONE, -1, best, nodes
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def undominated(bits, key, bonus):
     """Indices of the rows no other row dominates. Row i dominates row j when they share a
     `key`, i's `bits` contain j's and i's `bonus` is at least j's; of equal rows the first
@@ -262,7 +262,7 @@ def undominated(bits, key, bonus):
     return kept[:n_kept]
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def route_hex_bits(src, chain_ptr, chains, chain_hex_ptr, chain_hexes, words):
     """Per route (in sorted order, `src` into the ragged chain arrays) the bitset of the hexes
     its track passes."""
@@ -278,7 +278,7 @@ def route_hex_bits(src, chain_ptr, chains, chain_hex_ptr, chain_hexes, words):
     return out
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def _gain(pay_ptr, pay_loc, pay_w, alone, extra, counted, i):
     """Route i's payable locations' worth above what `counted` holds (at most what it earns
     alone), plus its bonus."""
@@ -290,7 +290,7 @@ def _gain(pay_ptr, pay_loc, pay_w, alone, extra, counted, i):
     return min(pay, alone[i]) + extra[i]
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def route_gains(pay_ptr, pay_loc, pay_w, alone, extra, covered, hex_ptr, hex_idx, hexes,
                 hex_weight):
     """Per route: what it adds to a partial plan that counts `covered[loc]` for each location
@@ -311,7 +311,7 @@ def route_gains(pay_ptr, pay_loc, pay_w, alone, extra, covered, hex_ptr, hex_idx
     return out
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def follower_gains(pay_ptr, pay_loc, pay_w, alone, extra, covered, hex_ptr, hex_idx, hexes,
                    hex_weight):
     """For each route k of a train followed by identical trains (which take routes j >= k):
@@ -327,7 +327,7 @@ def follower_gains(pay_ptr, pay_loc, pay_w, alone, extra, covered, hex_ptr, hex_
     return out
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def follower_gain(pay_ptr, pay_loc, pay_w, alone, extra, covered, hex_ptr, hex_idx, hexes,
                   hex_weight, k, stop, counted, seen):
     """`follower_gains` of route k, the follower's routes being k to `stop` - 1. `counted` and
@@ -351,7 +351,7 @@ def follower_gain(pay_ptr, pay_loc, pay_w, alone, extra, covered, hex_ptr, hex_i
     return best
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def route_end_hexes(src, chain_ptr, chains, chain_hex_ptr, chain_hexes):
     """Per route (`src` into the ragged chain arrays): the hex its track comes from at its first
     stop and at its last — the second and the second-to-last of the hexes it passes (runs

@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+from hexrail.compiled import kernel
 
 from hexrail.combine._kernels import _gain, follower_gain, routes_meet
 
@@ -156,7 +156,7 @@ def new_state(n_trains: int, n_levels: int, n_loc: int, n_hex: int, max_cands: i
 # -- sets, as `combine.sets` forms them -------------------------------------------------------
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _uniq(items):
     out = np.empty(items.shape[0], np.int64)
     n = 0
@@ -172,7 +172,7 @@ def _uniq(items):
     return out[:n]
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _follow(node, route, alive, ends, temporary, ctl):
     """`sets._follow` (with `sets._one_way` inlined): the routes a set takes on from `node`,
     leaving `route`; `alive` marks the routes not yet in a set. A unit of ``ctl[WORK]`` per
@@ -214,7 +214,7 @@ def _follow(node, route, alive, ends, temporary, ctl):
     return chosen
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def build_sets(ends, temporary, ctl):
     """`sets.build_sets`: the sets as (route indices, each set's first route first; per set its
     slice ``set_ptr[k]:set_ptr[k + 1]``); meaningless once ``ctl[WORK]`` is below 0."""
@@ -247,7 +247,7 @@ def build_sets(ends, temporary, ctl):
     return members[:set_ptr[n_sets]], set_ptr[:n_sets + 1]
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _set_ends(members, ends):
     """`sets.set_ends`: the stops ending one route only (a loop: its first stop, twice; -1
     twice for a set with one such stop only, which is illegal)."""
@@ -279,7 +279,7 @@ def _set_ends(members, ends):
     return first, last
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _sets_legal(members, set_ptr, temporary):
     """`sets.sets_legal`: all temporary routes in one set, which holds a permanent one if
     there are more sets."""
@@ -299,7 +299,7 @@ def _sets_legal(members, set_ptr, temporary):
     return False
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _all_orders(ends, temporary, ctl):
     """`payonce._Search._arrangements_of`: must every plan order and direction of the set
     routes be tried (three ends meet at a stop, or routes close a loop)?"""
@@ -329,7 +329,7 @@ def _all_orders(ends, temporary, ctl):
     return False
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _set_option(board, running, perm, flip, paid, ctl):
     """`payonce._Search._set_part` for one arrangement (plan order `perm` of the running set
     routes `running`, those in `flip` run backwards; both by position in `running`): the sets'
@@ -391,14 +391,14 @@ def _set_option(board, running, perm, flip, paid, ctl):
     return value
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _cand(board, choice, t):
     """Train t's chosen candidate as a global index (-1: idle)."""
     k = choice[t]
     return -1 if k < 0 else board.table[board.train_table[t], T_FIRST] + k
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def set_options(board, levels, choice, options, ctl):
     """Every legal way the chosen set routes form sets, of
     those pricing alike the first, into `options` (`State.options`); returns how many, or
@@ -460,7 +460,7 @@ def set_options(board, levels, choice, options, ctl):
 # -- pricing a complete choice ------------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _fits(caps, lo, hi, counts):
     """Does a train with pay limits ``caps[lo:hi]``, paid for `counts` stops per kind, keep
     within them?"""
@@ -474,7 +474,7 @@ def _fits(caps, lo, hi, counts):
     return True
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _augment(caps, cap_lo, cap_hi, start, kind_of, owner, held, n_held, fixed):
     """`payonce._Search._augment`, breadth first: place location `start` with a running train
     that can take it (train r: pay limits ``caps[cap_lo[r]:cap_hi[r]]``, kind of its payable
@@ -543,7 +543,7 @@ def _augment(caps, cap_lo, cap_hi, start, kind_of, owner, held, n_held, fixed):
     return False
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _assign_value(ent, caps, ent_lo, ent_hi, ent_mask, cap_lo, cap_hi, n_loc):
     """`payonce._Search._assign`: the value of the best paid stops of the running trains,
     whose payable locations are the rows ``ent_lo[r]:ent_hi[r]`` of `ent` selected by
@@ -650,7 +650,7 @@ def _assign_value(ent, caps, ent_lo, ent_hi, ent_mask, cap_lo, cap_hi, n_loc):
             return best
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def price(board, levels, choice, options, priced_option, ctl):
     """`payonce._Search._price`: the exact value of the chosen candidates (-1: illegal, CUT:
     the work budget ran out). `priced_option` is the row of `options` the set routes form
@@ -721,7 +721,7 @@ def price(board, levels, choice, options, priced_option, ctl):
 # -- the search --------------------------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def _gain_of(board, g, hex_weight, covered, hexes):
     """`_kernels.route_gains` of one candidate."""
     gain = _gain(board.pay_ptr, board.pay_loc, board.pay_w, board.alone, board.extra, covered, g)
@@ -732,7 +732,7 @@ def _gain_of(board, g, hex_weight, covered, hexes):
     return gain
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _best_gain(board, table, covered, hexes):
     """The most one of the table's candidates adds to a partial plan (at least 0)."""
     best = 0
@@ -743,7 +743,7 @@ def _best_gain(board, table, covered, hexes):
     return best
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _rest_parts(board, levels, start, covered, hexes):
     """`payonce._Search._rest_parts` of the levels from `start` on: the best gains of the set
     trains and of the others."""
@@ -757,7 +757,7 @@ def _rest_parts(board, levels, start, covered, hexes):
     return sets, others
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _cap(levels, others, start):
     """`payonce._Search._cap`: `others` capped by what the non-set trains from level `start`
     on can earn together."""
@@ -765,7 +765,7 @@ def _cap(levels, others, start):
     return others if cap < 0 else min(others, cap)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _rest_from(board, levels, d, tail_sets, tail_others, best_follower):
     """What the levels after level d can add when each
     identical train following it adds at most `best_follower`."""
@@ -776,7 +776,7 @@ def _rest_from(board, levels, d, tail_sets, tail_others, best_follower):
     return tail_sets + _cap(levels, tail_others + more, d + 1)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _placed_ends(board, levels, choice, d):
     """The ends of the set routes chosen at the levels above d (all set levels), in level
     order, and whether each is temporary."""
@@ -792,7 +792,7 @@ def _placed_ends(board, levels, choice, d):
     return ends[:m], temporary[:m]
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _join_slacks(board, levels, choice, d, g0, out):
     """Join slacks into `out` (candidates from g0 on): at the last set
     level, per candidate the join slack: one per join among the placed set routes and per end
@@ -812,7 +812,7 @@ def _join_slacks(board, levels, choice, d, g0, out):
         out[k] = (among + meets) * levels.slack
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _ends_at(ends, stop):
     """Does a route of `ends` end at `stop`?"""
     for r in range(ends.shape[0]):
@@ -821,7 +821,7 @@ def _ends_at(ends, stop):
     return False
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _must_join(board, levels, choice, d, g0, out, ctl):
     """Which candidates may run, into `out` (candidates from g0 on): at the last set level
     (not the first), when running its train apart from the placed set routes would break the
@@ -850,7 +850,7 @@ def _must_join(board, levels, choice, d, g0, out, ctl):
                   or _ends_at(placed, board.cand[g0 + k, C_END + 1]))
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _setup_level(board, levels, st, s):
     """Open level frame s (everything before its loop over candidates): the
     candidates' gains and bounds, the ones worth trying in order of gain. 1, or 0 when
@@ -896,7 +896,7 @@ def _setup_level(board, levels, st, s):
     return 1
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _top_gain(board, st, s, table):
     """The best gain (at least 0) of level frame s's candidates, into ``st.gains[s]`` as far
     as found: the candidates come sorted by what they earn alone, which bounds their gains
@@ -913,7 +913,7 @@ def _top_gain(board, st, s, table):
     return top, known
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _bounds(board, levels, st, s, table, first, known, slack):
     """Level frame s's bound per candidate from `first` on (its gain, what the levels below
     can add, its join slack), into ``st.bound[s]``, and the gains still missing; returns
@@ -944,7 +944,7 @@ def _bounds(board, levels, st, s, table, first, known, slack):
     return n
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _sort_todo(st, s, first, end, joining):
     """Level frame s's candidates worth trying (from `first` to `end`, bound above the best
     plan, allowed to run) by gain; stable, ties in index order. Sorting only these is sorting
@@ -959,7 +959,7 @@ def _sort_todo(st, s, first, end, joining):
     st.frame[s, F_N_TODO], st.frame[s, F_POS], st.frame[s, F_STAGE] = m, 0, 0
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _twin_bound(board, levels, st, s, k):
     """The bound of candidate k of level frame s, the first of identical trains, given what
     its followers can add once it runs k: they lose k's payable locations, so k counts all of
@@ -987,7 +987,7 @@ def _twin_bound(board, levels, st, s, k):
         board, levels, d, frame[F_TAIL_SETS], frame[F_TAIL_OTHERS], after)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _next_of_level(board, levels, st, s):
     """Open level frame s's next child: its next candidate worth trying, else idleness; pop
     the frame when neither is left."""
@@ -1035,7 +1035,7 @@ def _next_of_level(board, levels, st, s):
     st.ctl[TOP] = s - 1
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _next_of_sets(board, levels, st, s):
     """Sets frame s's next child: the non-set levels after the set routes formed sets in its
     next way, only set ends paid; pop the frame when none is left."""
@@ -1065,7 +1065,7 @@ def _next_of_sets(board, levels, st, s):
     st.ctl[TOP], st.ctl[ENTERING] = c, 1
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _push(levels, st, c, depth, base):
     """Enter frame c, a child at `depth` whose covered locations and hexes are set."""
     kind = LEVEL
@@ -1077,7 +1077,7 @@ def _push(levels, st, c, depth, base):
     st.ctl[TOP], st.ctl[ENTERING] = c, 1
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def search(board, levels, st, pause_every):
     """Search on from the state in `st` (see `new_state`); DONE, or PAUSED after each
     `pause_every` nodes or when the work budget ``st.ctl[WORK]`` runs out (a node cut short

@@ -10,12 +10,10 @@ then each chain's resources, hexes and the adjacency. Rows come from `track.boar
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, types
-from numba.typed import Dict
+from hexrail.compiled import kernel
 
 TERMINAL = 1  # as `hexrail.graph.track`
 STRETCH = 2
-_POINT_KEY = types.UniTuple(types.int64, 2)  # a hexside point: its two (hex, side, lane) keys
 
 # Columns of a path's row (`track._HexRows`); +0/+1 for its end a/b
 NODE, EDGE, WIDTH, LANE = 0, 2, 4, 6  # node place in its tile (-1: a side), side, lane
@@ -23,12 +21,12 @@ TERMINAL_COL, STRETCH_COL = 8, 9  # terminal track; its town's stretch within th
 COLUMNS = 10
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _lane_key(hexside, width, lane, lanes):
     return (hexside * lanes + width) * lanes + lane
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def stitch(p_hex, rows, p_usable, node_base, stretch_base, hex_nb, hex_rank, twin_of, n_stretches,
            single_joins_double, extra_resources):
     """The chains of one board. Path ``p`` lies in hex ``p_hex[p]``, is described by
@@ -68,7 +66,7 @@ def stitch(p_hex, rows, p_usable, node_base, stretch_base, hex_nb, hex_rank, twi
                 if e_node[p, e] < 0:
                     widths[p_hex[p] * 6 + e_edge[p, e]] |= np.int64(1) << e_width[p, e]
     # hexside points, numbered in order of first sight (path, then end)
-    point_of = Dict.empty(key_type=_POINT_KEY, value_type=types.int64)
+    point_of = {}  # a hexside point (its two (hex, side, lane) keys) -> its number
     pp_point = np.full((n_paths, 2), -1, np.int64)
     pp_side = np.full((n_paths, 2), -1, np.int64)
     count = np.zeros((2 * n_paths + 1, 2), np.int64)

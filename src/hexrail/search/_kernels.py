@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+from hexrail.compiled import kernel
 
 OK = 0
 FULL = 1  # an output buffer is full: grow it and call again
@@ -31,7 +31,7 @@ N_KINDS = 4  # stop kinds: city, town, offboard, halt (`hexrail.graph.trains.KIN
 N_SUBSETS = 1 << N_KINDS  # sets of kinds, by bitmask (0: the empty set): the rows' Hall sums
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def hall_ok(cnt, cap):
     """Can stops with `cnt[k]` of each kind k fit rows whose caps per kind-subset are `cap`?"""
     for s in range(1, N_SUBSETS):
@@ -44,7 +44,7 @@ def hall_ok(cnt, cap):
     return True
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def _fits(tot, cap, k, amount):
     """Can `amount` more of kind k join rows holding `tot[s]` per kind-subset s?"""
     for s in range(1, N_SUBSETS):
@@ -53,7 +53,7 @@ def _fits(tot, cap, k, amount):
     return True
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def _add(tot, k, amount):
     for s in range(1, N_SUBSETS):
         if (s >> k) & 1:
@@ -66,7 +66,7 @@ OPTIONAL = 1  # may be passed without counting
 FIRST = 2  # optional, counted before any OPTIONAL stop, which counts only if every FIRST one does
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def select_paid(stops, n, node_kidx, node_cost, node_optional, node_weight, node_value,
                 visit_cnt, visit_cap, pay_cap, paid, order, vis, pay):
     """Choose which of the route's `n` visited stops are paid, maximising their total weight.
@@ -151,7 +151,7 @@ def select_paid(stops, n, node_kidx, node_cost, node_optional, node_weight, node
                 first_left_out = True
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _paid_worth(stops, n, paid, node_weight, node_value, node_tags, tag_cnt, bonus_cond_ptr,
                 bonus_cond_tag, bonus_cond_min, bonus_amount, bonus_group, bonus_per_count,
                 n_bonus_groups, group_best):
@@ -176,7 +176,7 @@ def _paid_worth(stops, n, paid, node_weight, node_value, node_tags, tag_cnt, bon
     return worth, revenue, bon
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def select_paid_bonus(stops, n, node_kidx, node_cost, node_optional, node_weight, node_value,
                       node_tags, node_anchor_rank, visit_cnt, visit_cap, pay_cap, paid_station,
                       bonus_cond_ptr, bonus_cond_tag, bonus_cond_min, bonus_amount, bonus_group,
@@ -306,7 +306,7 @@ T_BOUND = T_VISIT_OVER + 1  # what the per-stop bonuses of the visited stops add
 TALLY = T_BOUND + 1  # the array's length
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def _load(tally, base, over, cap, k, amount):
     """Add `amount` of kind k to the per-kind-subset loads ``tally[base + s]``, keeping in
     ``tally[over]`` how many subsets are loaded past their cap."""
@@ -321,7 +321,7 @@ def _load(tally, base, over, cap, k, amount):
                 tally[over] -= 1
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def _tally(tally, s, sign, node_kidx, node_cost, node_optional, node_value, node_subsidy,
            node_weight, node_tags, node_bound, visit_cap, pay_cap):
     """Move stop s into (sign 1) or out of (sign -1) the walk's running tallies, so that a
@@ -351,7 +351,7 @@ def _tally(tally, s, sign, node_kidx, node_cost, node_optional, node_value, node
         b += 1
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def route_bonus(tag_cnt, bonus_cond_ptr, bonus_cond_tag, bonus_cond_min, bonus_amount,
                 bonus_group, bonus_per_count, n_groups, best):
     """Sum of the bonuses a route earns whose visited stops hold `tag_cnt[b]` stops with tag b
@@ -383,7 +383,7 @@ def route_bonus(tag_cnt, bonus_cond_ptr, bonus_cond_tag, bonus_cond_min, bonus_a
     return total
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _track_bonus(f_chain, f_vertex, f_stop, split, d, chain_hex_ptr, chain_hexes, node_hex,
                  hex_track_bonus, skip_stop_hexes, hex_seen, stamp):
     """The route's track bonus: `hex_track_bonus` of every distinct hex its chains (frames
@@ -406,7 +406,7 @@ def _track_bonus(f_chain, f_vertex, f_stop, split, d, chain_hex_ptr, chain_hexes
     return total
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _chain_hexes_ok(c, forward, cur_hex, chain_hex_ptr, chain_hexes, hex_mark, hex_noreenter):
     lo = chain_hex_ptr[c]
     hi = chain_hex_ptr[c + 1]
@@ -426,7 +426,7 @@ def _chain_hexes_ok(c, forward, cur_hex, chain_hex_ptr, chain_hexes, hex_mark, h
     return True
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _mark_chain_hexes(c, forward, cur_hex, chain_hex_ptr, chain_hexes, hex_mark, delta):
     lo = chain_hex_ptr[c]
     hi = chain_hex_ptr[c + 1]
@@ -441,7 +441,7 @@ def _mark_chain_hexes(c, forward, cur_hex, chain_hex_ptr, chain_hexes, hex_mark,
     return last
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def _holds(forbid, chain_res, c, vertex_res, u, n_nodes):
     """Does `forbid` hold a resource of chain c, or of vertex u if u is a branch point?"""
     for w in range(forbid.shape[0]):
@@ -457,7 +457,7 @@ def _holds(forbid, chain_res, c, vertex_res, u, n_nodes):
 REACH_FAR = 1 << 14  # `reach_distances` of a stop no track reaches
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def reach_distances(adj_ptr, adj_chain, adj_end, chain_ends, n_nodes, step, shut):
     """Per vertices x and s, the fewest units (`step` of the nodes entered, s included)
     along any track from x to s, passing no node that is `shut`; REACH_FAR if none. A 0-1
@@ -506,7 +506,7 @@ def reach_distances(adj_ptr, adj_chain, adj_end, chain_ends, n_nodes, step, shut
 TOUR_HEXES = 10  # bonus hexes past which `hex_tours` is not computed (2^n subsets per vertex)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def hex_tours(dist, hex_dist, hex_ends_ptr, hex_ends, amount, units):
     """Per vertex x and units k (0..`units`), the most track bonus a walk from x spending at
     most k more units can collect: the best set of bonus hexes some order visits within k, where
@@ -554,13 +554,13 @@ def hex_tours(dist, hex_dist, hex_ends_ptr, hex_ends, amount, units):
     return best
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def _count_hexes(track_cnt, c, chain_hex_ptr, chain_hexes, delta):
     for j in range(chain_hex_ptr[c], chain_hex_ptr[c + 1]):
         track_cnt[chain_hexes[j]] += delta
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _reach_cut(left, u, t, visited, track_cnt, node_weight, node_bound, reach_order, reach_dist,
                reach_hexes, reach_hex_amount, reach_hex_dist, reach_hex_tour):
     """At most what `left` more units add to a walk whose ends are u and t (-1: u alone), but
@@ -728,7 +728,7 @@ class WalkWork(NamedTuple):
     chain_used: np.ndarray  # bool per chain: on the walk (needed where vertices come again)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def partner_tables(p_ptr, p_value, p_res, p_fallback, unit_res, pairs):
     """Per partner k and chain c, what partner k adds at most beside a walk that runs c: the
     value of its best route sharing no track with c (`unit_res[c]`: the chain's track and its
@@ -781,7 +781,7 @@ def partner_tables(p_ptr, p_value, p_res, p_fallback, unit_res, pairs):
     return single, pair
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline=True)
 def _lowest_bit(x):
     """The index of the lowest set bit of a non-zero uint64."""
     i = 0
@@ -790,7 +790,7 @@ def _lowest_bit(x):
     return i
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _partner_bound(d, nd, c, f_chain, partner):
     """What the partner trains add at most beside a walk that runs chain c past frame d (to
     frame nd): per partner the least of its bounds beside the walk's chains one by one and
@@ -808,7 +808,7 @@ def _partner_bound(d, nd, c, f_chain, partner):
     return total
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains, work, budget, thr,
                      forbid, partner):
     """Append the routes whose lowest-ranked anchor is `anchor` to the out buffers.
@@ -1335,7 +1335,7 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
     return OK, n_out, n_out_nodes, n_out_chains
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def stop_bitsets(src, node_ptr, nodes, words):
     """Per route (sorted order, `src` into the ragged stop arrays) the bitset of its stops."""
     out = np.zeros((src.shape[0], words), np.uint64)

@@ -11,9 +11,6 @@ import argparse
 import sys
 import threading
 import time
-import urllib.error
-import urllib.request
-import webbrowser
 from urllib.parse import quote
 
 from hexrail.server import cli as serve_cli
@@ -43,6 +40,10 @@ def page_url(host: str, port: int, example: str | None = None) -> str:
 
 def open_when_ready(url: str, health: str, show: bool) -> None:
     """Wait until the server answers ``/health``, then open `url` (or print it)."""
+    import urllib.error  # here, not at the top: every command line builds this command's parser
+    import urllib.request
+    import webbrowser
+
     deadline = time.monotonic() + READY_SECONDS
     while time.monotonic() < deadline:
         try:

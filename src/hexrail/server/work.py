@@ -25,7 +25,7 @@ MAX_PNG_PIXELS = 40e6  # a PNG answer is at most this many pixels
 
 def start_worker(memory_bytes: int = 0) -> None:
     """Worker start-up: cap the process's memory (address space; 0: no cap), then load the
-    solver's compiled kernels once (numba's disk cache).
+    solver's compiled kernels once (the built module, or numba's disk cache).
 
     With the cap, a request whose solve would take more memory fails with `MemoryError` in
     its own worker instead of starving the machine.

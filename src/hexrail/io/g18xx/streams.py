@@ -156,8 +156,8 @@ def solve_record(data: Any, *, time_limit: float | None = None, objective: str =
 
 
 def warm_up() -> float:
-    """Load the solver's compiled kernels (numba's disk cache) on the bundled examples, which
-    between them take every combiner; the seconds it took.
+    """Load the solver's compiled kernels (the built module, or numba's disk cache) on the
+    bundled examples, which between them take every combiner; the seconds it took.
 
     Done once before the first position, so that position's ``seconds`` measure the solve alone.
     What is alive afterwards (the compiled kernels and their type machinery: most of the
