@@ -1,6 +1,8 @@
 """Start-up and the other solvers' positions: ``hexrail --help`` as a whole process (it loads
-no numba, numpy or renderer), and navig18xx's 1867 final round (../shared/bench, read at run
-time), each proven at the optimum its README gives."""
+no numba, numpy or renderer), ``hexrail solve`` as a whole process (the built kernels: no numba
+either), the first solve ever where no module was built (numba compiles the kernels, into an
+empty cache), and navig18xx's 1867 final round (../shared/bench, read at run time), each proven
+at the optimum its README gives."""
 
 from __future__ import annotations
 
@@ -23,6 +25,33 @@ def test_help_process(benchmark):
     result = benchmark.pedantic(lambda: subprocess.run(cmd, check=True, capture_output=True),
                                 rounds=5, iterations=1)
     assert b"usage: hexrail" in result.stdout
+
+
+def test_solve_process(benchmark):
+    """What a user waits for: ``hexrail solve demo.json``, start to answer."""
+    from hexrail.compiled import status
+
+    if status() != "aot":
+        pytest.skip("no built kernels here: the process would load numba")
+    cmd = [sys.executable, "-m", "hexrail", "solve", str(hexrail.example_path("demo"))]
+    result = benchmark.pedantic(lambda: subprocess.run(cmd, check=True, capture_output=True),
+                                rounds=10, iterations=1)
+    assert b'"revenue": 480' in result.stdout
+
+
+@pytest.mark.parametrize("name", ["demo", "1862"])
+def test_first_solve_compiling(benchmark, tmp_path, name):
+    """Without the built module (an install with no C compiler) the first solve compiles the
+    kernels it needs with numba, into an empty cache."""
+    cmd = [sys.executable, "-m", "hexrail", "-q", "solve", str(hexrail.example_path(name))]
+    count = iter(range(100))
+
+    def run() -> subprocess.CompletedProcess:
+        env = {**os.environ, "HEXRAIL_KERNELS": "jit", "NUMBA_CACHE_DIR": str(tmp_path / str(next(count)))}
+        return subprocess.run(cmd, check=True, capture_output=True, env=env)
+
+    result = benchmark.pedantic(run, rounds=1, iterations=1)
+    assert b'"optimal": true' in result.stdout
 
 
 @pytest.mark.parametrize("name", sorted(FINAL_ROUND))
