@@ -20,6 +20,7 @@ class BuildKernels(build_ext):
         sys.path.insert(0, str(Path(__file__).resolve().parent / "src"))
         target = Path(self.get_ext_fullpath(ext.name))
         target.parent.mkdir(parents=True, exist_ok=True)
+        target.unlink(missing_ok=True)  # a failed build leaves no module of an earlier one
         try:
             from hexrail.compiled import build
 
