@@ -14,7 +14,7 @@ compiled, one of two ways, chosen once per process:
   reads memory as those types, so a mismatch would crash or be wrong rather than fail.
 - **Just in time** (``jit``): numba's ``njit`` with its disk cache, as the kernels are written.
   Used when the module is missing (an install that could not build it), stale (a changed
-  source) or when a call brings other types: then the whole process switches (`_to_jit`), so
+  source), built for another processor, or when a call brings other types: then the whole process switches (`_to_jit`), so
   kernels calling kernels always meet compiled callees.
 
 ``HEXRAIL_KERNELS=jit`` forces the second (the build does, and the tests that compare both);
