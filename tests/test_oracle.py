@@ -229,6 +229,24 @@ def test_train_specs(spec, revenue):
     assert_revenue(line(*LINE, trains=[spec]), revenue)
 
 
+# 1867's trains as rows: cities and offboards in a row paying all it visits, towns there or
+# in a row paying nothing. OP 10 - town 30 - city 40: both cities fill the paying row, so the
+# town rides in the other and pays nothing (50). The walk's choice of paid stops checks the
+# visit rows and the pay rows each on its own, and pays the town and the city 40 (70), which no
+# placing of the three stops in the rows allows; the validator and the oracle say 50.
+TOWNS_FREE = {"id": "2T", "spec": {"rows": [
+    {"nodes": ["city", "offboard", "town"], "pay": 2, "visit": 2},
+    {"nodes": ["town"], "pay": 0, "visit": 3}]}}
+
+
+@pytest.mark.xfail(strict=True, reason="paid stops chosen per kind of row, not per placing: "
+                   "rows paying fewer than they visit beside other rows")
+def test_paid_stops_follow_one_placing_in_the_rows():
+    doc = line(city(10, "OP", sides=(0,)), "town=revenue:30;path=a:3,b:_0;path=a:_0,b:0",
+               city(40, sides=(3,)), trains=[TOWNS_FREE])
+    assert_revenue(doc, 50)
+
+
 def test_offboard_pays_by_phase():
     assert_revenue(line(*LINE, trains=["4"], colors=("yellow", "green", "brown")), 120)
 

@@ -9,6 +9,7 @@ change per-stop records says so in both hooks; the tests hold the two equal on e
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import chain
 
 import numpy as np
 
@@ -70,14 +71,16 @@ class StopColumns:
 def generic_columns(pos: Position, train: Train, lets_by: frozenset[str]) -> StopColumns:
     """The generic `Profile.stop_rule` of every node for `train` (`lets_by`: the token flags
     that let trains through a full city)."""
-    stop, kind, count, cost, block, anchor, plain, refs, node_hex, at = pos.derived(
+    stop, kind, count, cost, block, anchor, plain, refs, node_hex = pos.derived(
         ("stop columns", lets_by), _board, lets_by)
     factor = np.array([train.spec.factor(k) for k in KIND_INDEX] + [0], np.int64)
     value = plain * factor[kind]  # (a node that is no stop has kind -1: the 0 last)
-    for ref, amount in (train.revenue_overrides or {}).items():
-        i = at.get(ref)
-        if i is not None and stop[i]:
-            value[i] = int(amount)
+    if train.revenue_overrides:
+        at = pos.derived(("node places",), _node_places, refs)
+        for ref, amount in train.revenue_overrides.items():
+            i = at.get(ref)
+            if i is not None and stop[i]:
+                value[i] = int(amount)
     n = len(refs)
     return StopColumns(stop=stop, kind=kind, value=value, subsidy=np.zeros(n, np.int64),
                        count=count.copy(), cost=cost.copy(), block=block.copy(),
@@ -85,75 +88,114 @@ def generic_columns(pos: Position, train: Train, lets_by: frozenset[str]) -> Sto
                        anchor=anchor.copy(), refs=refs, node_hex=node_hex)
 
 
+def _node_places(pos: Position, refs: tuple[str, ...]) -> dict[str, int]:
+    return {r: i for i, r in enumerate(refs)}
+
+
 def _board(pos: Position, lets_by: frozenset[str]) -> tuple:
     """What the generic rule says of each node whatever the train, made once per position:
     stop, kind, count, cost, block, station, the value in the phase before the train's
-    multipliers; with the nodes' references, hexes and places by reference."""
-    stop, kind, count, cost, refs, node_hex, tables = [], [], [], [], [], [], []
-    block: list[int] = []
-    anchor: list[bool] = []
+    multipliers; with the nodes' references and hexes. Each hex's part is made once per hex
+    (`_hex_facts`: readers share repeated hexes) and the parts joined."""
     company = pos.company
     closed = pos.closed_companies
-    for i, h in enumerate(pos.hexes):
-        facts = _hex_facts(h)
-        stop += facts[0]
-        kind += facts[1]
-        count += facts[2]
-        cost += facts[3]
-        block += facts[4]
-        refs += facts[5]
-        tables += facts[6]
-        node_hex += [i] * len(facts[0])
-        anchor += [False] * len(facts[0])
-        if facts[7]:  # cities (and passes): the company's station, or full
-            base = len(anchor) - len(facts[0])
-            for k, station, full in _stations(h, facts, company, lets_by, closed):
-                anchor[base + k] = station
-                if full:
-                    block[base + k] = BYPASS
     colors = pos.phase.colors
-    plain = [revenue_for(t, colors) if t is not None else 0 for t in tables]
-    arrays = (np.array(stop, np.bool_), np.array(kind, np.int8), np.array(count, np.int8),
-              np.array(cost, np.int64), np.array(block, np.int8), np.array(anchor, np.bool_),
-              np.array(plain, np.int64))
-    for a in arrays:  # shared by every train's columns (which copy what a title may change)
+    parts: list[np.ndarray] = []
+    refs: list[tuple[str, ...]] = []
+    sizes: list[int] = []
+    anchors: list[int] = []
+    bypassed: list[int] = []
+    base = 0
+    for h in pos.hexes:
+        facts = _hex_facts(h)
+        n = len(facts.refs)
+        sizes.append(n)
+        if not n:
+            continue
+        plain = facts.plain.get(colors)
+        if plain is None:
+            plain = facts.plain[colors] = _with_plain(facts, colors)
+        parts.append(plain)
+        refs.append(facts.refs)
+        if facts.live:  # cities (and passes) with tokens, or of no slots
+            for k, station, full in _stations(h, facts, company, lets_by, closed):
+                if station:
+                    anchors.append(base + k)
+                elif full:
+                    bypassed.append(base + k)
+        base += n
+    table = np.concatenate(parts) if parts else np.zeros((0, 6), np.int64)
+    stop = table[:, 0].astype(np.bool_)
+    kind = table[:, 1].astype(np.int8)
+    count = table[:, 2].astype(np.int8)
+    block = table[:, 4].astype(np.int8)
+    block[bypassed] = BYPASS
+    anchor = np.zeros(base, np.bool_)
+    anchor[anchors] = True
+    arrays = (stop, kind, count, np.ascontiguousarray(table[:, 3]), block, anchor,
+              np.ascontiguousarray(table[:, 5]))
+    node_at = np.repeat(np.arange(len(sizes), dtype=np.int64), sizes)
+    for a in (*arrays, node_at):  # shared by every train's columns (which copy what a title may change)
         a.setflags(write=False)
-    node_at = np.array(node_hex, np.int64)
-    node_at.setflags(write=False)
-    return (*arrays, tuple(refs), node_at, {r: i for i, r in enumerate(refs)})
+    return (*arrays, tuple(chain.from_iterable(refs)), node_at)
 
 
-def _stations(h, facts: tuple, company: str, lets_by: frozenset[str],
+def _stations(h, facts: HexFacts, company: str, lets_by: frozenset[str],
               closed: frozenset[str]) -> list[tuple[int, bool, bool]]:
     """Per city (and pass) of the hex: its place, whether `company` has a station there, and
     whether it is full to the company; kept with the hex's facts, per company."""
     key = (company, lets_by, closed)
-    found = facts[8].get(key)
+    found = facts.stations.get(key)
     if found is None:
-        found = facts[8][key] = []
-        for k, index in facts[7]:
+        found = facts.stations[key] = []
+        for k, index in facts.cities:
             station = h.tokened_by(index, company)
             found.append((k, station, not station and h.full_for(index, company, lets_by, closed)))
     return found
 
 
-def _make_facts(h) -> tuple:
-    """Per node of the hex: stop, kind, count, cost, block before tokens, reference, revenue
-    table (None for no stop); the (place, index) of its cities and passes; and their stations
-    per company (`_stations`)."""
-    facts: tuple = ([], [], [], [], [], [], [], [], {})
+@dataclass(eq=False)
+class HexFacts:
+    """What the generic rule says of a hex's nodes in any position: per node stop, kind, count,
+    cost and block before tokens (`table`, one row per node), its reference and its revenue
+    table (None for no stop); the (place, index) of its cities and passes, and whether any
+    can have a station or be full (`live`: some token, or a city of no slots). Filled as
+    positions ask: the table with each phase's values as a sixth column, per phase colours
+    (`plain`); the stations per company (`_stations`)."""
+
+    table: np.ndarray
+    refs: tuple[str, ...]
+    revenue: tuple
+    cities: tuple[tuple[int, int], ...]
+    live: bool
+    plain: dict = field(default_factory=dict)
+    stations: dict = field(default_factory=dict)
+
+
+def _with_plain(facts: HexFacts, colors: tuple[str, ...]) -> np.ndarray:
+    out = np.empty((len(facts.refs), 6), np.int64)
+    out[:, :5] = facts.table
+    out[:, 5] = [revenue_for(t, colors) if t is not None else 0 for t in facts.revenue]
+    return out
+
+
+def _make_facts(h) -> HexFacts:
+    rows = []
+    cities = []
     for k, node in enumerate(h.tile.nodes):
         is_stop = node.is_stop
-        facts[0].append(is_stop)
-        facts[1].append(KIND_INDEX[node.kind] if is_stop else -1)
-        facts[2].append(COUNT_CODE[OPTIONAL if is_stop and node.route == "optional" else MANDATORY])
-        facts[3].append(node.visit_cost if is_stop else 0)
-        facts[4].append(BLOCKS if node.kind == "offboard" else PASSABLE)
-        facts[5].append(f"{h.id}-{node.index}")
-        facts[6].append(node.revenue if is_stop else None)
+        rows.append((is_stop, KIND_INDEX[node.kind] if is_stop else -1,
+                     COUNT_CODE[OPTIONAL if is_stop and node.route == "optional" else MANDATORY],
+                     node.visit_cost if is_stop else 0,
+                     BLOCKS if node.kind == "offboard" else PASSABLE))
         if node.kind in ("city", "pass"):
-            facts[7].append((k, node.index))
-    return facts
+            cities.append((k, node.index))
+    live = bool(h.tokens or h.extra_tokens) or any(
+        h.tile.nodes[k].slots == 0 for k, _ in cities)
+    return HexFacts(table=np.array(rows, np.int64).reshape(-1, 5),
+                    refs=tuple(f"{h.id}-{node.index}" for node in h.tile.nodes),
+                    revenue=tuple(node.revenue if node.is_stop else None for node in h.tile.nodes),
+                    cities=tuple(cities), live=live)
 
 
 # The facts of a hex's nodes that hold in any position (readers share repeated hexes).
