@@ -41,6 +41,11 @@ from hexrail.rules import Bonus, PlanRules, Profile, register
 from hexrail.rules.base import EndBonus, HexBonus, PayRule, SetsBonus, TrackBonus
 
 SPECS = ("2", "3", "4", "2+1", "3+1", "2/3", "4H")
+# With `shared_rows`: 1867's trains as rows, cities, offboards and towns in a row paying all it
+# visits and towns beyond them in a row paying none (short here, to keep the oracle's walks
+# few). Rows sharing a kind: the walk's worth of a route may be more than it is paid.
+TOWNS_FREE = {"spec": {"rows": [{"nodes": ["city", "offboard", "town"], "pay": 2, "visit": 2},
+                                {"nodes": ["town"], "pay": 0, "visit": 3}]}}
 BIG_SPECS = ("3E", "D")  # routes of any length: only on small boards
 SPECS_1860 = ("2+1", "3+1", "2+2", "3+2", "4+1")
 PROFILES = ("generic", "test-extras", "1860")
@@ -266,7 +271,8 @@ def _hex_nodes(draw, offboard: bool, free_stops: bool = True) -> list[dict]:
 @st.composite
 def positions(draw, min_hexes: int = 2, max_hexes: int = 12, max_big_hexes: int = 8,
               max_trains: int = 3, free_stops: bool = True, profile: str = "generic",
-              single_double: bool = False, town_sides: bool = False) -> dict:
+              single_double: bool = False, town_sides: bool = False,
+              shared_rows: bool = False) -> dict:
     """A random small valid native position document (see the module docstring).
 
     With `town_sides`, some towns are drawn at a hex side (``loc``). With `single_double`,
@@ -274,7 +280,8 @@ def positions(draw, min_hexes: int = 2, max_hexes: int = 12, max_big_hexes: int 
     the other (which only a profile joining them, 1831, connects).
 
     `profile` is ``"generic"``, ``"test-extras"`` (`ExtrasProfile`) or ``"1860"`` (N+M trains,
-    home route, intersecting routes, one bypass; random options and state flags).
+    home route, intersecting routes, one bypass; random options and state flags). With
+    `shared_rows`, a train may be `TOWNS_FREE`.
     """
     if profile not in PROFILES:
         raise ValueError(f"profile must be one of {PROFILES}")
@@ -342,10 +349,11 @@ def positions(draw, min_hexes: int = 2, max_hexes: int = 12, max_big_hexes: int 
             hexes[h].setdefault("tokens", {})[str(k)] = list(draw(st.permutations(slot_list)))
 
     n_colors = draw(st.integers(1, 4))
-    specs = SPECS + (BIG_SPECS if n <= max_big_hexes else ())
+    specs = SPECS + (BIG_SPECS if n <= max_big_hexes else ()) + (("2T",) if shared_rows else ())
     if profile == "1860":
         specs = SPECS_1860
-    trains = draw(st.lists(st.sampled_from(specs), min_size=1, max_size=max_trains))
+    trains = [TOWNS_FREE if t == "2T" else t
+              for t in draw(st.lists(st.sampled_from(specs), min_size=1, max_size=max_trains))]
     home = next((h for (h, _), s in tokens.items() if OPERATING in s), None)
     companies = [{"id": OPERATING} | ({"home": home} if home else {})] + [{"id": c} for c in OTHERS]
     rules: dict = {"profile": "generic"}
@@ -357,7 +365,8 @@ def positions(draw, min_hexes: int = 2, max_hexes: int = 12, max_big_hexes: int 
                    "track_skips_stops": draw(st.booleans()),
                    "connection": draw(st.integers(0, 3)) == 0,
                    "one_stop_per_hex": draw(st.booleans()),
-                   "pay_rule": draw(st.booleans()),
+                   # (refused with rows sharing a kind: `hexrail.search.rows`)
+                   "pay_rule": draw(st.booleans()) and TOWNS_FREE not in trains,
                    "region": draw(st.booleans())}
         rules = {"profile": ExtrasProfile.name, "options": options}
     if profile == "1860":

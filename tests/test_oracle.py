@@ -23,6 +23,7 @@ from strategies import ExtrasProfile, mirror_position, positions, rotate_positio
 import hexrail
 from hexrail.errors import HexrailError
 from hexrail.oracle import reference_routes, reference_solve
+from hexrail.model.trains import parse_spec
 from hexrail.search.routes import enumerate_routes
 from hexrail.solve import prepare
 
@@ -35,8 +36,8 @@ ORACLE = settings(
 # Boards may hold free stops (visit_cost 0), and plans of equal income must agree on revenue.
 FREE_STOPS = True
 CHECK_REVENUE_TIES = True
-BOARDS = positions(free_stops=FREE_STOPS)
-EXTRAS_BOARDS = positions(free_stops=FREE_STOPS, profile=ExtrasProfile.name)
+BOARDS = positions(free_stops=FREE_STOPS, shared_rows=True)
+EXTRAS_BOARDS = positions(free_stops=FREE_STOPS, profile=ExtrasProfile.name, shared_rows=True)
 # 1860 has no free stops (its maps give every stop a visit cost of 1), so its boards have none.
 BOARDS_1860 = positions(free_stops=False, profile="1860")
 MAX_ROUTES = 50_000
@@ -61,13 +62,18 @@ def _compare(doc: dict, objective: str) -> None:
     expected = reference_solve(doc, objective=objective, max_routes=MAX_ROUTES)
     plan = hexrail.solve(doc, objective=objective)
     got = plan.total if objective == "income" else plan.revenue
-    assert plan.optimal, text
-    assert got == expected.value, f"solver {got}, oracle {expected.value}: {text}"
-    if CHECK_REVENUE_TIES or objective == "revenue":
-        assert plan.revenue == expected.revenue, f"ties go to more revenue: {text}"
+    prep = prepare(doc, objective=objective)
+    if not plan.optimal:
+        # only where rows share a kind (`hexrail.search.rows`): a plan paid as its stops are
+        # placed, below the walk's worth of it, which bounds the best
+        assert any(td.train.spec.rows_share_kinds for td in prep.trains), text
+        assert got <= expected.value <= plan.upper_bound, text
+    else:
+        assert got == expected.value, f"solver {got}, oracle {expected.value}: {text}"
+        if CHECK_REVENUE_TIES or objective == "revenue":
+            assert plan.revenue == expected.revenue, f"ties go to more revenue: {text}"
     # every legal route is a candidate, and nothing else is (the solver itself keeps only
     # those that can be in a plan as good as a greedy one: see test_narrowed_walks)
-    prep = prepare(doc, objective=objective)
     counts = {td.train.id: len(c) for td, c in zip(prep.trains, prep.candidates)}
     assert counts == expected.candidates, text
 
@@ -148,10 +154,13 @@ def test_turning_the_board_keeps_the_optimum(doc, steps, mirror):
     note(json.dumps(turned))
     plan = hexrail.solve(doc)
     plan_turned = hexrail.solve(turned)
+    best = reference_solve(turned, max_routes=MAX_ROUTES).value
+    if not (plan.optimal and plan_turned.optimal):  # rows sharing a kind: see `_compare`
+        assert max(plan.total, plan_turned.total) <= best, text
+        return
     assert plan_turned.total == plan.total, text
-    assert plan_turned.optimal, text
     # the oracle too, so that a disagreement here tells a solver bug from a helper bug
-    assert reference_solve(turned, max_routes=MAX_ROUTES).value == plan.total, text
+    assert best == plan.total, text
 
 
 @settings(ORACLE, max_examples=50)
@@ -239,12 +248,23 @@ TOWNS_FREE = {"id": "2T", "spec": {"rows": [
     {"nodes": ["town"], "pay": 0, "visit": 3}]}}
 
 
-@pytest.mark.xfail(strict=True, reason="paid stops chosen per kind of row, not per placing: "
-                   "rows paying fewer than they visit beside other rows")
 def test_paid_stops_follow_one_placing_in_the_rows():
+    """The route is paid as its stops are placed (50); the walk's 70 stays as the bound, so the
+    plan is not proven (`hexrail.search.rows`)."""
     doc = line(city(10, "OP", sides=(0,)), "town=revenue:30;path=a:3,b:_0;path=a:_0,b:0",
                city(40, sides=(3,)), trains=[TOWNS_FREE])
-    assert_revenue(doc, 50)
+    plan = hexrail.solve(doc)
+    assert (plan.revenue, plan.optimal, plan.upper_bound) == (50, False, 70)
+    assert plan.routes[0].paid == ("A1-0", "A5-0")
+    assert reference_solve(doc).value == 50
+    report = pytest.importorskip("hexrail.validate").check_plan(doc, plan)
+    assert report.legal and report.revenue == 50, report
+
+
+def test_rows_share_kinds():
+    assert parse_spec(TOWNS_FREE["spec"]).rows_share_kinds
+    for spec in ("2", "2+1", "2/3", "3E", "D"):
+        assert not parse_spec(spec).rows_share_kinds
 
 
 def test_offboard_pays_by_phase():

@@ -21,6 +21,7 @@ from hexrail.plan import Plan, RoutePlan, RouteSet, plan_route
 from hexrail.rules import ruled
 from hexrail.rules.base import VisitAllBonus, VisitBonus
 from hexrail.search.narrow import least_values
+from hexrail.search.rows import placed_pay
 from hexrail.search.routes import (
     Candidates,
     Partner,
@@ -326,6 +327,37 @@ def _visit_bonuses_as_paid(prep: Prepared, routes: list[RoutePlan]) -> list[Rout
     return routes
 
 
+def _placed(prep: Prepared, routes: list[RoutePlan]) -> tuple[list[RoutePlan], bool]:
+    """The routes of trains whose rows share a kind (`TrainSpec.rows_share_kinds`) paid as
+    their best placing in the rows (`hexrail.search.rows`), which may be less than the walk
+    said (or none at all: the train then runs nothing); with whether any is. Then the plan is
+    not proven: the walk's worth of it stays the bound."""
+    index = {td.train.id: t for t, td in enumerate(prep.trains)}
+    out: list[RoutePlan] = []
+    repriced = False
+    for r in routes:
+        td = prep.trains[index[r.train]]
+        if not td.train.spec.rows_share_kinds:
+            out.append(r)
+            continue
+        graph = prep.graph_of(index[r.train])
+        stops = [graph.node_index[ref] for ref in r.stops]
+        said = [graph.node_index[ref] for ref in r.paid]
+        found = placed_pay(td.train.spec, stops, td.node_kidx, td.node_cost, td.node_optional,
+                           td.node_value, td.node_subsidy, prep.objective == "income")
+        if found is None:
+            repriced = True  # the stops fit no placing: the route is no route
+            continue
+        paid, revenue, subsidy = found
+        was = int(td.node_value[said].sum()), int(td.node_subsidy[said].sum())
+        if (revenue, subsidy) != was or set(paid) != set(said):
+            repriced = repriced or (revenue, subsidy) != was
+            r = replace(r, paid=tuple(ref for ref, s in zip(r.stops, stops) if s in set(paid)),
+                        revenue=r.revenue - was[0] + revenue, subsidy=r.subsidy - was[1] + subsidy)
+        out.append(r)
+    return out, repriced
+
+
 # Of a time limit, the share the route walks may use (the rest is for choosing the plan).
 ENUMERATE_SHARE = 0.8
 
@@ -378,6 +410,7 @@ def solve(position: Any, time_limit: float | None = None, *, objective: str = "i
         kw = (sel.routes[t] if sel.routes else None) or {}
         routes.append(plan_route(prep, t, i, **kw))
     routes = _visit_bonuses_as_paid(prep, routes)
+    routes, repriced = _placed(prep, routes)
     revenue, subsidy = sum(r.revenue for r in routes), sum(r.subsidy for r in routes)
     sets = tuple(RouteSet(tuple(prep.trains[t].train.id for t in trains),
                           tuple(prep.graphs[next(iter(prep.graphs))].node_ref[e] for e in ends), bonus)
@@ -387,7 +420,7 @@ def solve(position: Any, time_limit: float | None = None, *, objective: str = "i
         upper = max(upper, prep.floor - 1)  # a plan left out is worth less than the floor
     value = revenue + subsidy if objective == "income" else revenue
     # a plan that reaches the bound is proven best, however the search was cut short
-    optimal = (sel.optimal and prep.complete) or value >= upper
+    optimal = (sel.optimal and prep.complete and not repriced) or value >= upper
     prep.timings["total"] = time.perf_counter() - start
     stats = {"candidates": {td.train.id: len(c) for td, c in zip(prep.trains, prep.candidates)},
              "combine_nodes": sel.nodes, "vertices": prep.graphs[next(iter(prep.graphs))].n_vertices

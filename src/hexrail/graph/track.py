@@ -19,6 +19,7 @@ where routes may end depend on the train and live in `hexrail.graph.trains`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -107,7 +108,7 @@ class _HexRows:
     per end; terminal; the town of its stretch, numbered within the hex, or -1)."""
 
     __slots__ = ("node_refs", "node_kinds", "node_at", "path_refs", "rows", "tracks", "ignore",
-                 "n_stretches", "usable", "edges")
+                 "n_stretches", "usable", "edges", "impassable")
 
     def __init__(self, h) -> None:
         from hexrail.graph import _track_kernels as K
@@ -139,6 +140,7 @@ class _HexRows:
         self.n_stretches = len(towns)
         self.usable: dict[str, np.ndarray] = {}
         self.edges = sorted(edges)  # the sides its track reaches
+        self.impassable = h.impassable
 
     def usable_for(self, gauge: str) -> np.ndarray:
         found = self.usable.get(gauge)
@@ -153,6 +155,22 @@ ROWS = 16_384  # (about 1.6 KB each)
 _rows = ByIdentity(_HexRows, ROWS)
 
 
+def _names_across(layout) -> Callable[[str, int], str]:
+    """`Layout.neighbour`, each answer kept: the same hexes meet in every position of a map."""
+    known: dict[tuple[str, int], str] = {}
+
+    def across(hex_id: str, edge: int) -> str:
+        found = known.get((hex_id, edge))
+        if found is None:
+            found = known[hex_id, edge] = layout.neighbour(hex_id, edge)
+        return found
+
+    return across
+
+
+_across = ByIdentity(_names_across, 256)
+
+
 def compile_track(pos: Position, gauge: str = "broad", extra_resources: int = 0,
                   single_joins_double: bool = False, twins: tuple[str, ...] = ()) -> TrackGraph:
     """Build the `TrackGraph` of `pos` for trains of `gauge`: each hex's rows (made once per
@@ -162,6 +180,7 @@ def compile_track(pos: Position, gauge: str = "broad", extra_resources: int = 0,
     from hexrail.graph._track_kernels import stitch
 
     hexes = pos.hexes
+    across = _across(pos.layout)
     hex_ids = tuple(h.id for h in hexes)
     hex_pos = {h: i for i, h in enumerate(hex_ids)}
     order = sorted(range(len(hex_ids)), key=hex_ids.__getitem__)
@@ -193,10 +212,19 @@ def compile_track(pos: Position, gauge: str = "broad", extra_resources: int = 0,
             rows.append(r.rows)
             usable.append(r.usable_for(gauge))
             with_paths.append(i)
+            if h.neighbours is not None:
+                for edge in r.edges:
+                    there = h.neighbours[edge]
+                    if there is not None:
+                        hex_nb[i, edge] = hex_pos[there]
+                continue
+            # `Position.neighbour`, with the names across each side kept per layout
             for edge in r.edges:
-                there = h.neighbours[edge] if h.neighbours is not None else pos.neighbour(h.id, edge)
-                if there is not None:
-                    hex_nb[i, edge] = hex_pos[there]
+                if edge in r.impassable:
+                    continue
+                j = hex_pos.get(across(h.id, edge))
+                if j is not None and (edge + 3) % 6 not in _rows(hexes[j]).impassable:
+                    hex_nb[i, edge] = j
     n_real = len(node_ref)
     twin_list: list[int] = []
     for ref in dict.fromkeys(twins):

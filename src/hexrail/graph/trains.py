@@ -244,6 +244,11 @@ def lower_train(pos: Position, graph: TrackGraph, profile: Profile, train: Train
                            where=f"train {train.id}")
 
     pay_rule = profile.pay_rule(pos, train)
+    if (pay_rule.bonuses_on_paid or pay_rule.paid_station) and spec.rows_share_kinds:
+        # the plan's routes are paid as their stops are placed in the rows
+        # (`hexrail.search.rows`), which weighs no bonus
+        raise HexrailError("bonuses on paid stops or a paid station need rows that share no "
+                           "kind, or rows that pay all they visit", where=f"train {train.id}")
     if pay_rule.bonuses_on_paid or pay_rule.paid_station:
         # the exact choice tries every subset of the route's tagged stops and stations: as
         # many as a route holds at most (its visit units, and the stops costing none)
@@ -279,7 +284,7 @@ def lower_train(pos: Position, graph: TrackGraph, profile: Profile, train: Train
         node_value=value, node_subsidy=subsidy, node_weight=weight, node_tags=tags,
         visit_cap=row_caps(spec, "visit"), pay_cap=row_caps(spec, "pay"),
         hex_limit=spec.hexes, min_stops=spec.min_stops,
-        hex_noreenter=np.array([profile.reentry_forbidden(pos, h) for h in pos.hexes], np.bool_),
+        hex_noreenter=pos.derived(("no re-entry", type(profile)), _no_reentry, profile),
         max_bypass=plan.max_bypass, n_groups=len(group_ids),
         bonuses=tuple(bonuses), tag_names=tuple(tag_names),
         bonus_cond_ptr=np.asarray(cond_ptr, np.int64),
@@ -302,6 +307,12 @@ def lower_train(pos: Position, graph: TrackGraph, profile: Profile, train: Train
         junctions_twice=profile.junctions_pass_twice,
         cut_top=cut_top, cut_extra=cut_extra, node_bound=node_bound, **reach,
     )
+
+
+def _no_reentry(pos: Position, profile: Profile) -> np.ndarray:
+    """Per hex: may a route not leave it and come back (`Profile.reentry_forbidden`)? The
+    same for every train of the position: one array, shared (not to be written to)."""
+    return np.array([profile.reentry_forbidden(pos, h) for h in pos.hexes], np.bool_)
 
 
 def _walk_bound(kidx: np.ndarray, cost: np.ndarray, weight: np.ndarray, tags: np.ndarray,
@@ -359,11 +370,19 @@ def _reach_bound(graph: TrackGraph, kidx: np.ndarray, cost: np.ndarray, optional
 
     shut = (block == HARD_BLOCK) | ((block == SOFT_BLOCK) & (max_bypass == 0))
     step = np.where(stop, cost, 0).astype(np.int64)
-    dist = reach_distances(graph.adj_ptr, graph.adj_chain, graph.adj_end, graph.chain_ends,
-                           graph.n_nodes, step, shut)
+    # the trains of a position mostly share their stops' costs and blocks: one search serves
+    known = graph.__dict__.setdefault("_reach_distances", {})
+    key = step.tobytes() + shut.tobytes()
+    dist = known.get(key)
+    if dist is None:
+        if len(known) >= 16:
+            known.clear()
+        dist = known[key] = reach_distances(graph.adj_ptr, graph.adj_chain, graph.adj_end,
+                                            graph.chain_ends, graph.n_nodes, step, shut)
     hexes = np.flatnonzero(track_bonus > 0)
     hex_dist = np.full((dist.shape[0], len(hexes)), REACH_FAR, np.int16)
-    chain_of = np.repeat(np.arange(len(graph.chain_ends)), np.diff(graph.chain_hex_ptr))
+    chain_of = np.repeat(np.arange(len(graph.chain_ends)), np.diff(graph.chain_hex_ptr)) \
+        if len(hexes) else None
     ends_ptr = np.zeros(len(hexes) + 1, np.int64)
     all_ends = []
     for i, h in enumerate(hexes.tolist()):

@@ -79,6 +79,16 @@ class TrainSpec:
     def unlimited(self) -> bool:
         return all(r.visit >= UNLIMITED for r in self.rows)
 
+    @property
+    def rows_share_kinds(self) -> bool:
+        """Do two rows hold one kind while one of them pays fewer than it visits? Then a
+        route's paid stops depend on how its stops are placed in the rows
+        (`hexrail.search.rows`)."""
+        if not any(r.pay < r.visit for r in self.rows):
+            return False
+        kinds = [k for r in self.rows for k in r.kinds]
+        return len(kinds) > len(set(kinds))
+
 
 # Trains that pay every stop they visit have no pay limit: only visit units limit them, so a
 # stop with visit cost 0 (some mines and ports) rides free and still pays, as on 18xx.games.

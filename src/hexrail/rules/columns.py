@@ -168,6 +168,7 @@ class HexFacts:
     revenue: tuple
     cities: tuple[tuple[int, int], ...]
     live: bool
+    groups: tuple[tuple[int, tuple[str, ...]], ...]  # (place, the tile's groups) of nodes in some
     plain: dict = field(default_factory=dict)
     stations: dict = field(default_factory=dict)
 
@@ -195,7 +196,9 @@ def _make_facts(h) -> HexFacts:
     return HexFacts(table=np.array(rows, np.int64).reshape(-1, 5),
                     refs=tuple(f"{h.id}-{node.index}" for node in h.tile.nodes),
                     revenue=tuple(node.revenue if node.is_stop else None for node in h.tile.nodes),
-                    cities=tuple(cities), live=live)
+                    cities=tuple(cities), live=live,
+                    groups=tuple((k, node.groups) for k, node in enumerate(h.tile.nodes)
+                                 if node.groups))
 
 
 # The facts of a hex's nodes that hold in any position (readers share repeated hexes).
@@ -210,12 +213,12 @@ def node_groups(pos: Position) -> dict[int, tuple[str, ...]]:
 
 def _node_groups(pos: Position) -> dict[int, tuple[str, ...]]:
     out = {}
-    i = -1
+    base = 0
     for h in pos.hexes:
-        for node in h.tile.nodes:
-            i += 1
-            if node.groups:
-                out[i] = node.groups
+        facts = _hex_facts(h)
+        for k, groups in facts.groups:
+            out[base + k] = groups
+        base += len(facts.refs)
     return out
 
 
