@@ -238,21 +238,35 @@ def test_train_specs(spec, revenue):
     assert_revenue(line(*LINE, trains=[spec]), revenue)
 
 
-# 1867's trains as rows: cities and offboards in a row paying all it visits, towns there or
+# 1867's trains as rows: cities, offboards and towns in a row paying all it visits, towns there or
 # in a row paying nothing. OP 10 - town 30 - city 40: both cities fill the paying row, so the
-# town rides in the other and pays nothing (50). The walk's choice of paid stops checks the
-# visit rows and the pay rows each on its own, and pays the town and the city 40 (70), which no
-# placing of the three stops in the rows allows; the validator and the oracle say 50.
+# town rides in the other and pays nothing (50), though the town and the city 40 would be worth
+# more (70).
 TOWNS_FREE = {"id": "2T", "spec": {"rows": [
     {"nodes": ["city", "offboard", "town"], "pay": 2, "visit": 2},
     {"nodes": ["town"], "pay": 0, "visit": 3}]}}
+CITY_TOWN_CITY = (city(10, "OP", sides=(0,)), "town=revenue:30;path=a:3,b:_0;path=a:_0,b:0",
+                  city(40, sides=(3,)))
+
+
+def test_towns_riding_free_are_optional_in_the_paying_row():
+    """A row paying nothing that no route can fill (`graph.trains._free_riders`): its towns are
+    counted in the paying row only where room is left, and the plan is proven."""
+    assert_revenue(line(*CITY_TOWN_CITY, trains=[TOWNS_FREE]), 50)
+    # OP 20 - town 10 - city 30 - offboard 40: two of OP, the city and the offboard at most,
+    # so OP and the city (50), the town riding free; OP and the town alone earn 30
+    long_free = {"spec": {"rows": [TOWNS_FREE["spec"]["rows"][0],
+                                   {"nodes": ["town"], "pay": 0, "visit": 99}]}}
+    assert_revenue(line(*LINE, trains=[long_free]), 50)
 
 
 def test_paid_stops_follow_one_placing_in_the_rows():
-    """The route is paid as its stops are placed (50); the walk's 70 stays as the bound, so the
+    """Where the row paying nothing can be filled, the walk weighs routes by kinds of rows:
+    the route is paid as its stops are placed (50), and the walk's 70 stays as the bound, so the
     plan is not proven (`hexrail.search.rows`)."""
-    doc = line(city(10, "OP", sides=(0,)), "town=revenue:30;path=a:3,b:_0;path=a:_0,b:0",
-               city(40, sides=(3,)), trains=[TOWNS_FREE])
+    short_free = {"spec": {"rows": [TOWNS_FREE["spec"]["rows"][0],
+                                    {"nodes": ["town"], "pay": 0, "visit": 1}]}}
+    doc = line(*CITY_TOWN_CITY, trains=[short_free])
     plan = hexrail.solve(doc)
     assert (plan.revenue, plan.optimal, plan.upper_bound) == (50, False, 70)
     assert plan.routes[0].paid == ("A1-0", "A5-0")

@@ -10,9 +10,10 @@ import numpy as np
 from hexrail.errors import HexrailError
 from hexrail.graph.track import TrackGraph
 from hexrail.model.position import Position, Train
-from hexrail.model.trains import UNLIMITED, TrainSpec
-from hexrail.rules.base import (FIRST, MANDATORY, Bonus, CyclicRun, EndBonus, HexBonus, OnceBonus,
-                               Profile, Revisit, RouteBonus, SetsBonus, TrackBonus, stop_columns)
+from hexrail.model.trains import UNLIMITED, Row, TrainSpec
+from hexrail.rules.base import (FIRST, MANDATORY, OPTIONAL, Bonus, CyclicRun, EndBonus, HexBonus,
+                               OnceBonus, Profile, Revisit, RouteBonus, SetsBonus, TrackBonus,
+                               stop_columns)
 from hexrail.rules.columns import COUNT_CODE, KIND_INDEX, node_groups
 
 N_SUBSETS = 1 << len(KIND_INDEX)  # sets of stop kinds, by bitmask: the rows' capacities per set
@@ -160,6 +161,10 @@ def lower_train(pos: Position, graph: TrackGraph, profile: Profile, train: Train
     kidx[:n_real] = cols.kind
     cost = column(cols.cost, np.int64)
     optional = column(cols.count, np.int8)
+    rows, riding = _free_riders(train.spec, kidx[:n_real][stop], cols.cost[stop])
+    if riding:  # (the walk's choice of paid stops is then exact: `hexrail.search.rows`)
+        optional[(optional == COUNT_CODE[MANDATORY]) & np.isin(kidx, riding)] = COUNT_CODE[OPTIONAL]
+    visit_cap, pay_cap = _row_caps(rows, "visit"), _row_caps(rows, "pay")
     block = np.zeros(n, np.int8)
     block[:n_real] = cols.block
     can_end = column(cols.may_end, np.bool_)
@@ -253,7 +258,7 @@ def lower_train(pos: Position, graph: TrackGraph, profile: Profile, train: Train
         # the exact choice tries every subset of the route's tagged stops and stations: as
         # many as a route holds at most (its visit units, and the stops costing none)
         marked = (tags != 0) | (anchor & pay_rule.paid_station)
-        visits = int(row_caps(spec, "visit")[N_SUBSETS - 1])
+        visits = int(visit_cap[N_SUBSETS - 1])
         special = min(int(marked.sum()), visits + int((marked & (cost == 0)).sum()))
         if special > MAX_SPECIAL:
             raise HexrailError(f"{special} stops carry bonuses or stations that the paid-stop "
@@ -275,14 +280,14 @@ def lower_train(pos: Position, graph: TrackGraph, profile: Profile, train: Train
         b_group.append(bonus_groups.setdefault(b.group, len(bonus_groups)) if b.group else -1)
 
     cut_top, cut_extra, node_bound = _walk_bound(kidx, cost, weight, tags, tagged, tag_bit,
-                                                 end_bonus, track_bonus, row_caps(spec, "visit"))
+                                                 end_bonus, track_bonus, visit_cap)
     reach = _reach_bound(graph, kidx, cost, optional, block, weight + node_bound, cut_top,
                          cut_extra, track_bonus, plan.max_bypass)
     return TrainData(
         train=train, node_kidx=kidx, node_cost=cost, node_optional=optional, node_block=block,
         node_can_end=can_end, node_end_class=end_class, node_anchor_rank=rank, node_groups=groups,
         node_value=value, node_subsidy=subsidy, node_weight=weight, node_tags=tags,
-        visit_cap=row_caps(spec, "visit"), pay_cap=row_caps(spec, "pay"),
+        visit_cap=visit_cap, pay_cap=pay_cap,
         hex_limit=spec.hexes, min_stops=spec.min_stops,
         hex_noreenter=pos.derived(("no re-entry", type(profile)), _no_reentry, profile),
         max_bypass=plan.max_bypass, n_groups=len(group_ids),
@@ -307,6 +312,28 @@ def lower_train(pos: Position, graph: TrackGraph, profile: Profile, train: Train
         junctions_twice=profile.junctions_pass_twice,
         cut_top=cut_top, cut_extra=cut_extra, node_bound=node_bound, **reach,
     )
+
+
+def _free_riders(spec: TrainSpec, kinds: np.ndarray, costs: np.ndarray
+                 ) -> tuple[tuple[Row, ...], list[int]]:
+    """The train's rows as the walk counts them, and the kinds whose stops it counts as
+    optional. A row paying nothing whose visit units no route can use up (1867's towns beyond
+    the paying row), beside rows that pay all they visit, changes nothing but lets a stop of its
+    kinds go unpaid: such stops are optional in the other rows (counted where worth it and room
+    is left, best first), and the row is dropped. Then no two rows share a kind
+    (`TrainSpec.rows_share_kinds`) and the walk pays as the stops are placed. Otherwise the
+    rows as they are. `kinds` and `costs`: the board's stops."""
+    rows = spec.rows
+    free = [r for r in rows if r.pay == 0]
+    others = tuple(r for r in rows if r.pay != 0)
+    if not spec.rows_share_kinds or len(free) != 1 or not others or any(
+            r.pay < r.visit for r in others):
+        return rows, []
+    riding = sorted(KIND_INDEX[k] for k in free[0].kinds)
+    # a stop run to twice counts twice: room for every stop two times over
+    if free[0].visit < UNLIMITED and 2 * int(costs[np.isin(kinds, riding)].sum()) > free[0].visit:
+        return rows, []
+    return others, riding
 
 
 def _no_reentry(pos: Position, profile: Profile) -> np.ndarray:

@@ -9,8 +9,10 @@ paying none). There every stop goes to one row, and a row pays only its own best
 in the paying row leaves no room for a city, which no other row holds. So what a route is paid
 is at most the walk's worth of it, and may be less.
 
-For such trains the solver places the chosen routes' stops here, every way the rows allow, and
-pays the best placing (`placed_pay`). A route paid less than the walk said leaves the plan
+Where the row paying nothing cannot be filled and the others pay all they visit (1867's shape),
+the walk counts its stops as optional in the paying rows, which is exact
+(`graph.trains._free_riders`). For other such trains the solver places the chosen routes' stops
+here, every way the rows allow, and pays the best placing (`placed_pay`). A route paid less than the walk said leaves the plan
 unproven: the walk's worth of the plan stays its bound (`hexrail.solve`).
 """
 
