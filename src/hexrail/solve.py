@@ -285,10 +285,13 @@ def _choose_disjoint(prep: Prepared, values: list[np.ndarray], res: list[np.ndar
              for t in range(len(prep.trains))] if rules.intersect else None
     need = required(prep)
     limits = region_limits(prep)
+    # Identical trains choose in one order only, each after the one before; where trains may
+    # share track two of them may run one route, so each chooses on its own.
+    groups = list(range(len(prep.trains))) if rules.share_track else prep.groups
     meet = [meets(prep, t, counts[t]) for t in range(len(prep.trains))] \
         if need or len(limits) else None
     return combine_disjoint([v[:n] for v, n in zip(values, counts)],
-                            [r[:n] for r, n in zip(res, counts)], prep.groups, deadline=deadline,
+                            [r[:n] for r, n in zip(res, counts)], groups, deadline=deadline,
                             meets=meet, required=need, region_limits=limits, stops=stops)
 
 
