@@ -21,14 +21,10 @@ NO_LIMIT = 1 << 40
 MAX_SPECIAL = 16  # stops a `PayRule` choice weighs (tagged or stations), per route
 
 
-def row_caps(spec: TrainSpec, field: str) -> np.ndarray:
-    """Capacity of the rows for every set of stop kinds (bit k = kind k): the Hall bound.
-    One array per train spec, shared: not to be written to."""
-    return _row_caps(spec.rows, field)
-
-
 @lru_cache(maxsize=1024)
-def _row_caps(rows: tuple, field: str) -> np.ndarray:
+def row_caps(rows: tuple, field: str) -> np.ndarray:
+    """Capacity of the `rows` for every set of stop kinds (bit k = kind k): the Hall bound.
+    One array per rows, shared: not to be written to."""
     caps = np.zeros(N_SUBSETS, np.int64)
     for s in range(1, N_SUBSETS):
         kinds = {k for k, i in KIND_INDEX.items() if (s >> i) & 1}
@@ -164,7 +160,7 @@ def lower_train(pos: Position, graph: TrackGraph, profile: Profile, train: Train
     rows, riding = _free_riders(train.spec, kidx[:n_real][stop], cols.cost[stop])
     if riding:  # (the walk's choice of paid stops is then exact: `hexrail.search.rows`)
         optional[(optional == COUNT_CODE[MANDATORY]) & np.isin(kidx, riding)] = COUNT_CODE[OPTIONAL]
-    visit_cap, pay_cap = _row_caps(rows, "visit"), _row_caps(rows, "pay")
+    visit_cap, pay_cap = row_caps(rows, "visit"), row_caps(rows, "pay")
     block = np.zeros(n, np.int8)
     block[:n_real] = cols.block
     can_end = column(cols.may_end, np.bool_)
