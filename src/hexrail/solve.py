@@ -331,16 +331,16 @@ def _visit_bonuses_as_paid(prep: Prepared, routes: list[RoutePlan]) -> list[Rout
 
 
 def _placed(prep: Prepared, routes: list[RoutePlan]) -> tuple[list[RoutePlan], bool]:
-    """The routes of trains whose rows share a kind (`TrainSpec.rows_share_kinds`) paid as
-    their best placing in the rows (`hexrail.search.rows`), which may be less than the walk
-    said (or none at all: the train then runs nothing); with whether any is. Then the plan is
-    not proven: the walk's worth of it stays the bound."""
+    """The routes of trains whose rows share a kind in a way the walk does not pay exactly
+    (`TrainData.by_placing`) paid as their best placing in the rows (`hexrail.search.rows`),
+    which may be less than the walk said (or none at all: the train then runs nothing); with
+    whether any is. Then the plan is not proven: the walk's worth of it stays the bound."""
     index = {td.train.id: t for t, td in enumerate(prep.trains)}
     out: list[RoutePlan] = []
     repriced = False
     for r in routes:
         td = prep.trains[index[r.train]]
-        if not td.train.spec.rows_share_kinds:
+        if not td.by_placing:
             out.append(r)
             continue
         graph = prep.graph_of(index[r.train])

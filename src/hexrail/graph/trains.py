@@ -87,6 +87,9 @@ class TrainData:
     cyclic_runs: tuple[CyclicRun, ...] = ()  # runs over fixed patterns instead of a route
     revisits: tuple[Revisit, ...] = ()  # stops a route may run to twice (twin nodes in the graph)
     junctions_twice: bool = False  # a route may pass a junction again (`Profile.junctions_pass_twice`)
+    # The walk's choice of paid stops may pay more than placing the stops in the rows allows
+    # (rows sharing a kind, `_free_riders` could not drop one): routes are paid by placing.
+    by_placing: bool = False
     # The walk's cut (`_walk_bound`): a partial route worth w with k visit units left can earn at
     # most w + cut_top[k] + cut_extra; empty when no such bound holds.
     cut_top: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
@@ -161,6 +164,7 @@ def lower_train(pos: Position, graph: TrackGraph, profile: Profile, train: Train
     if riding:  # (the walk's choice of paid stops is then exact: `hexrail.search.rows`)
         optional[(optional == COUNT_CODE[MANDATORY]) & np.isin(kidx, riding)] = COUNT_CODE[OPTIONAL]
     visit_cap, pay_cap = row_caps(rows, "visit"), row_caps(rows, "pay")
+    by_placing = train.spec.rows_share_kinds and not riding
     block = np.zeros(n, np.int8)
     block[:n_real] = cols.block
     can_end = column(cols.may_end, np.bool_)
@@ -245,7 +249,7 @@ def lower_train(pos: Position, graph: TrackGraph, profile: Profile, train: Train
                            where=f"train {train.id}")
 
     pay_rule = profile.pay_rule(pos, train)
-    if (pay_rule.bonuses_on_paid or pay_rule.paid_station) and spec.rows_share_kinds:
+    if (pay_rule.bonuses_on_paid or pay_rule.paid_station) and by_placing:
         # the plan's routes are paid as their stops are placed in the rows
         # (`hexrail.search.rows`), which weighs no bonus
         raise HexrailError("bonuses on paid stops or a paid station need rows that share no "
@@ -306,6 +310,7 @@ def lower_train(pos: Position, graph: TrackGraph, profile: Profile, train: Train
         cyclic_runs=tuple(profile.cyclic_runs(pos, train)),
         revisits=tuple(profile.revisits(pos)),
         junctions_twice=profile.junctions_pass_twice,
+        by_placing=by_placing,
         cut_top=cut_top, cut_extra=cut_extra, node_bound=node_bound, **reach,
     )
 
