@@ -19,6 +19,7 @@ from hexrail.rules.columns import COUNT_CODE, KIND_INDEX, node_groups
 N_SUBSETS = 1 << len(KIND_INDEX)  # sets of stop kinds, by bitmask: the rows' capacities per set
 NO_LIMIT = 1 << 40
 MAX_SPECIAL = 16  # stops a `PayRule` choice weighs (tagged or stations), per route
+REACH_UNITS = 62  # visit units past which `_reach_bound` gives way to the walk's own search
 
 
 @lru_cache(maxsize=1024)
@@ -113,6 +114,11 @@ class TrainData:
     # ``reach_hex_tour[x, k]``: the most track bonus a walk from x can collect with k units
     # (`hex_tours`); no rows where the hexes are too many for it.
     reach_hex_tour: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.int64))
+    # A train whose distance is too long for those distances (D trains, express trains): its
+    # walk is cut by the stops it can still reach over track it has not run, the best
+    # ``reach_walk`` of them and of its own (`search._kernels._reach_worth`), plus
+    # ``reach_extra``.
+    reach_walk: int = 0  # 0: not cut so; else the most stops a route is paid for
 
     @cached_property
     def anchors(self) -> np.ndarray:
@@ -279,10 +285,11 @@ def lower_train(pos: Position, graph: TrackGraph, profile: Profile, train: Train
         cond_ptr.append(len(cond_tag))
         b_group.append(bonus_groups.setdefault(b.group, len(bonus_groups)) if b.group else -1)
 
-    cut_top, cut_extra, node_bound = _walk_bound(kidx, cost, weight, tags, tagged, tag_bit,
-                                                 end_bonus, track_bonus, visit_cap)
-    reach = _reach_bound(graph, kidx, cost, optional, block, weight + node_bound, cut_top,
-                         cut_extra, track_bonus, plan.max_bypass)
+    cut_top, cut_extra, node_bound, reach = _walk_bound(kidx, cost, weight, tags, tagged, tag_bit,
+                                                        end_bonus, track_bonus, visit_cap,
+                                                        pay_cap, optional)
+    reach = reach or _reach_bound(graph, kidx, cost, optional, block, weight + node_bound,
+                                  cut_top, cut_extra, track_bonus, plan.max_bypass)
     return TrainData(
         train=train, node_kidx=kidx, node_cost=cost, node_optional=optional, node_block=block,
         node_can_end=can_end, node_end_class=end_class, node_anchor_rank=rank, node_groups=groups,
@@ -345,34 +352,50 @@ def _no_reentry(pos: Position, profile: Profile) -> np.ndarray:
 
 def _walk_bound(kidx: np.ndarray, cost: np.ndarray, weight: np.ndarray, tags: np.ndarray,
                 tagged: list[Bonus], tag_bit: dict[str, int], end_bonus: np.ndarray,
-                track_bonus: np.ndarray, visit_cap: np.ndarray
-                ) -> tuple[np.ndarray, int, np.ndarray]:
+                track_bonus: np.ndarray, visit_cap: np.ndarray, pay_cap: np.ndarray,
+                optional: np.ndarray) -> tuple[np.ndarray, int, np.ndarray, dict]:
     """What a partial walk can still add, so that the walk is cut where no extension reaches
     the routes wanted (`enumerate_routes(min_value=...)`, `best_only`): with k visit units left,
     at most the k best stops costing distance (``top[k]``), every stop costing none, and every
     bonus at its most (``extra``). A bonus counted per stop carrying a tag is counted with
     each such stop (``bound``, per node). Sound only when no stop is worth less than nothing (a
-    route's worth is then at most the sum over its visited stops) and the train's distance is
-    finite; else no cut (an empty ``top``)."""
+    route's worth is then at most the sum over its visited stops); else no cut (an empty
+    ``top``). A train whose distance has no end gets no ``top`` either. Where the distance is
+    too long for the sharper cut (`_reach_bound`) but a route is paid for a few stops only
+    (express trains), the walk is also cut by the best stops it can still reach
+    (``reach_walk``: how many a route is paid for; the bonuses at their most in
+    ``reach_extra``), the fourth item. (Summing every stop a walk can reach cuts too little
+    on large boards to pay for the search: D trains get no such cut.)"""
     stop = kidx >= 0
     units = int(visit_cap[N_SUBSETS - 1])
     bound = np.zeros(len(kidx), np.int64)
-    if not stop.any() or units >= NO_LIMIT or weight[stop].min() < 0:
-        return np.zeros(0, np.int64), 0, bound
+    if not stop.any() or weight[stop].min() < 0:
+        return np.zeros(0, np.int64), 0, bound, {}
     extra = 0
     for b in tagged:
         if b.amount > 0 and b.per_count and b.conditions:
             bound[stop & (tags & (1 << tag_bit[b.conditions[0][0]]) != 0)] += b.amount
         elif b.amount > 0:
             extra += b.amount
+    extra += int(end_bonus.max(initial=0)) + int(track_bonus[track_bonus > 0].sum())
+    reach = {}
+    if units > REACH_UNITS:
+        # every stop takes a paid place (none costs nothing, none is optional) and earns only
+        # where paid (no bonus counts it visited): a route is paid for its best ones only
+        paid = int(pay_cap[N_SUBSETS - 1])
+        places = (paid < NO_LIMIT and (cost[stop] > 0).all() and not optional[stop].any()
+                  and not bound.any())
+        if places:
+            reach = {"reach_walk": paid, "reach_extra": extra}
+    if units >= NO_LIMIT:
+        return np.zeros(0, np.int64), 0, bound, reach
     worth = weight + bound
     best = np.sort(worth[stop & (cost > 0)])[::-1][:units]
     top = np.zeros(units + 1, np.int64)
     top[1:len(best) + 1] = np.cumsum(best)
     top[len(best) + 1:] = top[len(best)]
     extra += int(worth[stop & (cost == 0)].sum())
-    extra += int(end_bonus.max(initial=0)) + int(track_bonus[track_bonus > 0].sum())
-    return top, extra, bound
+    return top, extra, bound, reach
 
 
 def _reach_bound(graph: TrackGraph, kidx: np.ndarray, cost: np.ndarray, optional: np.ndarray,
@@ -388,7 +411,7 @@ def _reach_bound(graph: TrackGraph, kidx: np.ndarray, cost: np.ndarray, optional
     every stop costing distance costs one unit and counts whenever visited (N trains)."""
     stop = kidx >= 0
     units = len(cut_top) - 1
-    if not len(cut_top) or units > 62 or ((cost[stop] > 1) & (cost[stop] <= units)).any() \
+    if not len(cut_top) or units > REACH_UNITS or ((cost[stop] > 1) & (cost[stop] <= units)).any() \
             or (optional[stop] != 0).any():
         return {}
     order = np.flatnonzero(stop & (cost == 1) & (worth > 0))

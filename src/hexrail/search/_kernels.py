@@ -26,6 +26,8 @@ PAUSE = 2  # the step budget is spent: call again to go on
 HARD_BLOCK = 2  # never passed through (offboards, terminal ends)
 SOFT_BLOCK = 1  # passed through only by spending a bypass
 PASSED = 2  # `f_stop` of a city passed with a bypass by a train that is not paid for it
+NO_CUT = 1 << 62  # the plain cut of a train with no `cut_top`: nothing is cut by it
+NO_WANT = -(1 << 61)  # below: no worth wanted (`thr[0]` of a walk keeping every route)
 
 N_KINDS = 4  # stop kinds: city, town, offboard, halt (`hexrail.graph.trains.KIND_INDEX`)
 N_SUBSETS = 1 << N_KINDS  # sets of kinds, by bitmask (0: the empty set): the rows' Hall sums
@@ -612,6 +614,86 @@ def _reach_cut(left, u, t, visited, track_cnt, node_weight, node_bound, reach_or
     return total
 
 
+@kernel
+def _reach_worth(u, c, arrived_terminal, t, visited, chain_used, adj_ptr, adj_chain, adj_end,
+                 chain_ends, chain_terminal, vertex_again, n_nodes, node_kidx, node_block,
+                 node_anchor_rank, my_rank, worth, has_forbid, forbid, chain_res, vertex_res,
+                 n_vals, n_paid, seen, stack, vals):
+    """At most what a route grown from the walk is paid for its stops, where it is paid for
+    `n_paid` of them at most (and nothing for the others): the best `n_paid` of the walk's
+    stops (their worths in ``vals[:n_vals]``, `_walk_worths`) and of those it can still reach.
+    The walk has just run chain c to u; with t >= 0, arm 2 is still to leave the anchor t. It
+    can reach the stops not on it that track it has not run leads to from u or t, past no stop
+    it has visited, no stop a route may not pass (blocked, or reached by track ending there)
+    and no anchor it does not enter: every other rule only narrows where a route goes.
+    ``seen`` (per vertex, all 0) and ``stack`` (twice the vertices) are work arrays."""
+    top = 0
+    n_seen = 0
+    bottom = stack.shape[0] - 1  # the vertices seen are listed from the far end, to reset
+    seen[u] = 2  # (2: gone on from, or never to be; 1: counted, not yet gone on from)
+    if not arrived_terminal and not (u < n_nodes and node_block[u] == HARD_BLOCK):
+        stack[top] = u
+        top += 1
+    if t >= 0:
+        seen[t] = 2
+        stack[top] = t
+        top += 1
+    while top > 0:
+        top -= 1
+        x = stack[top]
+        for slot in range(adj_ptr[x], adj_ptr[x + 1]):
+            e = adj_chain[slot]
+            if e == c or chain_used[e]:
+                continue
+            w = chain_ends[e, 1 - adj_end[slot]]
+            if seen[w] == 2 or (visited[w] and not vertex_again[w]):
+                continue
+            if has_forbid and _holds(forbid, chain_res, e, vertex_res, w, n_nodes):
+                continue
+            passable = True
+            if w < n_nodes:
+                if node_kidx[w] >= 0 and 0 <= node_anchor_rank[w] < my_rank:
+                    continue  # never entered by this walk
+                if node_block[w] == HARD_BLOCK or chain_terminal[e, 1 - adj_end[slot]] & 1:
+                    passable = False
+            if seen[w] == 0:
+                if w < n_nodes and node_kidx[w] >= 0 and not visited[w] and worth[w] > 0:
+                    vals[n_vals] = worth[w]
+                    n_vals += 1
+                stack[bottom - n_seen] = w
+                n_seen += 1
+                seen[w] = 1
+            if passable:
+                seen[w] = 2
+                stack[top] = w
+                top += 1
+    for i in range(n_seen):
+        seen[stack[bottom - i]] = 0
+    seen[u] = 0
+    if t >= 0:
+        seen[t] = 0
+    if n_vals > n_paid:
+        vals[:n_vals].sort()
+    total = 0
+    for i in range(max(n_vals - n_paid, 0), n_vals):
+        total += vals[i]
+    return total
+
+
+@kernel(inline=True)
+def _walk_worths(u, d, f_vertex, f_stop, worth, vals):
+    """Lists the worths of the walk's stops (frames 0..d, and u) in ``vals``; returns how
+    many (for `_reach_worth`)."""
+    n = 0
+    for i in range(d + 1):
+        if f_stop[i] == 1 and worth[f_vertex[i]] > 0:
+            vals[n] = worth[f_vertex[i]]
+            n += 1
+    if worth[u] > 0:
+        vals[n] = worth[u]
+        n += 1
+    return n
+
 class TrackArrays(NamedTuple):
     """The compiled track (`hexrail.graph.track.TrackGraph`) as the walk reads it."""
 
@@ -677,6 +759,7 @@ class TrainArrays(NamedTuple):
     reach_hex_amount: np.ndarray
     reach_hex_dist: np.ndarray
     reach_hex_tour: np.ndarray
+    reach_walk: int
 
 
 class RouteBuffers(NamedTuple):
@@ -840,7 +923,7 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
      bonus_amount, bonus_group, bonus_per_count, n_bonus_groups, node_end_bonus, hex_track_bonus,
      has_track_bonus, track_skip_stops, bonus_on_paid, paid_station, passed_unpaid, cut_top,
      cut_extra, node_bound, reach_order, reach_dist, reach_extra, reach_hexes, reach_hex_amount,
-     reach_hex_dist, reach_hex_tour) = train
+     reach_hex_dist, reach_hex_tour, reach_walk) = train
     (out_revenue, out_subsidy, out_bonus, out_bypass, out_crossings, out_node_ptr, out_nodes, out_paid,
      out_chain_ptr, out_chains, out_res) = out
     visited, hex_mark, cnt, frames, stops, paid, res, state, tally, chain_used = work
@@ -850,9 +933,14 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
     n_top = cut_top.shape[0]  # 0: no cut (`hexrail.graph.trains._walk_bound`)
     # the sharper cut (`_reach_cut`), where the train has one and routes are narrowed
     n_reach = reach_dist.shape[0] if n_top > 0 and thr[0] > -(1 << 61) else 0
+    # a train whose distance is too long for those, paid for a few stops: the cut of what the
+    # walk can still reach (`_reach_worth`), once routes are narrowed (`best_only` narrows
+    # them as it finds them)
+    dyn = reach_walk > 0
+    has_cut = n_top > 0 or dyn
     # the other trains' routes, where the walk has a cut to add them to
     p_single, p_pair, p_top, p_bound, p_floor, p_value, p_res, p_fallback = partner
-    n_partners = p_single.shape[0] if n_top > 0 and not thr[1] else 0
+    n_partners = p_single.shape[0] if has_cut and not thr[1] else 0
     plan_floor = p_floor[0]
     # frame columns, as views of the one work array
     f_vertex = frames[0]
@@ -874,12 +962,18 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
             track_hexes = True
             break
     # A vertex that may come again (a junction, where the profile says so) leaves the walk
-    # to keep a chain from being run twice: the chains on the walk are marked.
-    has_again = False
+    # to keep a chain from being run twice: the chains on the walk are marked (and for the
+    # cut of what the walk can still reach).
+    has_again = dyn
     for x in range(vertex_again.shape[0]):
         if vertex_again[x]:
             has_again = True
             break
+    n_vertices = adj_ptr.shape[0] - 1
+    reach_seen = np.zeros(n_vertices if dyn else 0, np.int64)
+    reach_stack = np.empty(2 * n_vertices + 4 if dyn else 0, np.int64)
+    reach_worth = node_weight + node_bound
+    reach_vals = np.empty(n_nodes + depth_cap if dyn else 0, np.int64)
     n_bonus = bonus_amount.shape[0]
     has_forbid = False
     for w in range(words):
@@ -1093,13 +1187,13 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
                     if not hall_ok(cnt, visit_cap):
                         cnt[node_kidx[u]] -= node_cost[u]
                         continue  # too long, and longer walks through u are too
-                if n_top > 0:
+                if has_cut:
                     # the walk's cut: no route through u is worth what is wanted
                     add = node_weight[u] if (node_optional[u] != OPTIONAL
                                              or node_weight[u] > 0) else 0
                     left = n_top - 1 - (cnt[0] + cnt[1] + cnt[2] + cnt[3])
                     add += node_bound[u] + tally[T_WEIGHT] + tally[T_BOUND]
-                    plain = add + cut_top[left] + cut_extra
+                    plain = add + cut_top[left] + cut_extra if n_top > 0 else NO_CUT
                     want = thr[0]
                     if n_partners > 0 and plain >= want:
                         want = max(want, plan_floor - _partner_bound(
@@ -1108,7 +1202,15 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
                             n_reach > 0 and add + reach_extra + _reach_cut(
                                 left, u, anchor if phase == 1 else -1, visited, track_cnt,
                                 node_weight, node_bound, reach_order, reach_dist, reach_hexes,
-                                reach_hex_amount, reach_hex_dist, reach_hex_tour) < want):
+                                reach_hex_amount, reach_hex_dist, reach_hex_tour) < want) or (
+                            dyn and want > NO_WANT and reach_extra + _reach_worth(
+                                u, c, chain_terminal[c, 1 - end] & 1,
+                                anchor if phase == 1 else -1, visited, chain_used, adj_ptr,
+                                adj_chain, adj_end, chain_ends, chain_terminal, vertex_again,
+                                n_nodes, node_kidx, node_block, node_anchor_rank, my_rank,
+                                reach_worth, has_forbid, forbid, chain_res, vertex_res,
+                                _walk_worths(u, d, f_vertex, f_stop, reach_worth, reach_vals),
+                                reach_walk, reach_seen, reach_stack, reach_vals) < want):
                         if node_optional[u]:
                             n_optional -= 1
                         else:
@@ -1119,11 +1221,12 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
                 is_stop = 1
                 _tally(tally, u, 1, node_kidx, node_cost, node_optional, node_value,
                        node_subsidy, node_weight, node_tags, node_bound, visit_cap, pay_cap)
-            elif n_top > 0:
+            elif has_cut:
                 # (the wanted worth rose since the last stop, the walk moved away, or its track
                 # took the other trains' best routes)
                 left = n_top - 1 - (cnt[0] + cnt[1] + cnt[2] + cnt[3])
-                plain = tally[T_WEIGHT] + tally[T_BOUND] + cut_extra + cut_top[left]
+                plain = tally[T_WEIGHT] + tally[T_BOUND] + cut_extra + cut_top[left] \
+                    if n_top > 0 else NO_CUT
                 want = thr[0]
                 if n_partners > 0 and plain >= want:
                     want = max(want, plan_floor - _partner_bound(
