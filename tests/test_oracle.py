@@ -65,9 +65,10 @@ def _compare(doc: dict, objective: str) -> None:
     got = plan.total if objective == "income" else plan.revenue
     prep = prepare(doc, objective=objective)
     if not plan.optimal:
-        # only where rows share a kind (`hexrail.search.rows`): a plan paid as its stops are
-        # placed, below the walk's worth of it, which bounds the best
-        assert any(td.train.spec.rows_share_kinds for td in prep.trains), text
+        # only where rows share a kind and the walk cannot place stops in them
+        # (`hexrail.search.rows`): a plan paid as its stops are placed, below the walk's worth
+        # of it, which bounds the best
+        assert any(td.by_placing for td in prep.trains), text
         assert got <= expected.value <= plan.upper_bound, text
     else:
         assert got == expected.value, f"solver {got}, oracle {expected.value}: {text}"
@@ -275,12 +276,27 @@ def test_towns_riding_free_are_optional_in_the_paying_row():
 
 
 def test_paid_stops_follow_one_placing_in_the_rows():
-    """Where the row paying nothing can be filled, the walk weighs routes by kinds of rows:
-    the route is paid as its stops are placed (50), and the walk's 70 stays as the bound, so the
-    plan is not proven (`hexrail.search.rows`)."""
+    """Where the row paying nothing can be filled, the walk places each route's stops in the
+    rows (`search._kernels.select_placed`): the town rides in the row paying nothing, the plan
+    is paid 50 and proven, though the kinds of the rows alone would pay 70."""
     short_free = {"spec": {"rows": [TOWNS_FREE["spec"]["rows"][0],
                                     {"nodes": ["town"], "pay": 0, "visit": 1}]}}
     doc = line(*CITY_TOWN_CITY, trains=[short_free])
+    plan = hexrail.solve(doc)
+    assert (plan.revenue, plan.optimal, plan.upper_bound) == (50, True, 50)
+    assert plan.routes[0].paid == ("A1-0", "A5-0")
+    assert reference_solve(doc).value == 50
+    report = pytest.importorskip("hexrail.validate").check_plan(doc, plan)
+    assert report.legal and report.revenue == 50, report
+
+
+def test_rows_too_many_to_place_in_the_walk():
+    """Rows whose loads are too many for the walk to weigh (`graph.trains.PLACE_STATES`): the
+    walk pays by kinds of rows (70), the chosen route is placed afterwards (50,
+    `hexrail.search.rows`), and the plan is not proven: the walk's 70 stays the bound."""
+    rows = [TOWNS_FREE["spec"]["rows"][0], {"nodes": ["town"], "pay": 0, "visit": 1},
+            {"nodes": ["halt"], "pay": 1, "visit": 200}]
+    doc = line(*CITY_TOWN_CITY, trains=[{"spec": {"rows": rows}}])
     plan = hexrail.solve(doc)
     assert (plan.revenue, plan.optimal, plan.upper_bound) == (50, False, 70)
     assert plan.routes[0].paid == ("A1-0", "A5-0")

@@ -20,6 +20,7 @@ N_SUBSETS = 1 << len(KIND_INDEX)  # sets of stop kinds, by bitmask: the rows' ca
 NO_LIMIT = 1 << 40
 MAX_SPECIAL = 16  # stops a `PayRule` choice weighs (tagged or stations), per route
 REACH_UNITS = 62  # visit units past which `_reach_bound` gives way to the walk's own search
+PLACE_STATES = 1024  # the most row loads the walk's placing of a route's stops weighs
 
 
 @lru_cache(maxsize=1024)
@@ -91,6 +92,12 @@ class TrainData:
     # The walk's choice of paid stops may pay more than placing the stops in the rows allows
     # (rows sharing a kind, `_free_riders` could not drop one): routes are paid by placing.
     by_placing: bool = False
+    # Rows sharing a kind, as the walk places a route's stops in them (`_placed_rows`): per row
+    # the kinds it holds (bit per kind index), its units (-1: unlimited) and the stops it pays
+    # (-1: all it holds). Empty: the walk pays by kinds of rows.
+    row_kinds: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    row_visit: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    row_pay: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     # The walk's cut (`_walk_bound`): a partial route worth w with k visit units left can earn at
     # most w + cut_top[k] + cut_extra; empty when no such bound holds.
     cut_top: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
@@ -144,6 +151,7 @@ class TrainData:
                            self.passed_unpaid, self.cut_extra])]
         if self.tally_names:
             parts += [self.node_tally, self.tally_min, self.tally_max]
+        parts += [self.row_kinds, self.row_visit, self.row_pay]
         return (b"".join(p.tobytes() for p in parts) + repr(self.bonuses).encode()
                 + repr(self.span_bonuses).encode() + repr(self.tally_names).encode()
                 + repr(self.cyclic_runs).encode() + repr(self.revisits).encode())
@@ -170,7 +178,12 @@ def lower_train(pos: Position, graph: TrackGraph, profile: Profile, train: Train
     if riding:  # (the walk's choice of paid stops is then exact: `hexrail.search.rows`)
         optional[(optional == COUNT_CODE[MANDATORY]) & np.isin(kidx, riding)] = COUNT_CODE[OPTIONAL]
     visit_cap, pay_cap = row_caps(rows, "visit"), row_caps(rows, "pay")
-    by_placing = train.spec.rows_share_kinds and not riding
+    # rows sharing a kind still: the walk places each route's stops in them, one row each,
+    # where their loads are few enough to weigh (`search._kernels.select_placed`); else the
+    # chosen routes are placed afterwards (`by_placing`)
+    placing = train.spec.rows_share_kinds and not riding
+    placed_rows = _placed_rows(rows, kidx[:n_real][stop], cols.cost[stop]) if placing else {}
+    by_placing = placing and not placed_rows
     block = np.zeros(n, np.int8)
     block[:n_real] = cols.block
     can_end = column(cols.may_end, np.bool_)
@@ -255,7 +268,7 @@ def lower_train(pos: Position, graph: TrackGraph, profile: Profile, train: Train
                            where=f"train {train.id}")
 
     pay_rule = profile.pay_rule(pos, train)
-    if (pay_rule.bonuses_on_paid or pay_rule.paid_station) and by_placing:
+    if (pay_rule.bonuses_on_paid or pay_rule.paid_station) and placing:
         # the plan's routes are paid as their stops are placed in the rows
         # (`hexrail.search.rows`), which weighs no bonus
         raise HexrailError("bonuses on paid stops or a paid station need rows that share no "
@@ -317,7 +330,7 @@ def lower_train(pos: Position, graph: TrackGraph, profile: Profile, train: Train
         cyclic_runs=tuple(profile.cyclic_runs(pos, train)),
         revisits=tuple(profile.revisits(pos)),
         junctions_twice=profile.junctions_pass_twice,
-        by_placing=by_placing,
+        by_placing=by_placing, **placed_rows,
         cut_top=cut_top, cut_extra=cut_extra, node_bound=node_bound, **reach,
     )
 
@@ -342,6 +355,29 @@ def _free_riders(spec: TrainSpec, kinds: np.ndarray, costs: np.ndarray
     if free[0].visit < UNLIMITED and 2 * int(costs[np.isin(kinds, riding)].sum()) > free[0].visit:
         return rows, []
     return others, riding
+
+
+def _placed_rows(rows: tuple[Row, ...], kinds: np.ndarray, costs: np.ndarray) -> dict:
+    """The rows as the walk places stops in them (`TrainData.row_kinds` ...), or nothing where
+    their loads (units used and stops paid, per row) pass `PLACE_STATES`. A row pays all it
+    holds where it cannot hold more stops than it pays (none of its stops costs nothing).
+    `kinds` and `costs`: the board's stops."""
+    row_kinds, row_visit, row_pay = [], [], []
+    states = 1
+    for row in rows:
+        mask = sum(1 << KIND_INDEX[k] for k in row.kinds)
+        free = (costs[np.isin(kinds, [KIND_INDEX[k] for k in row.kinds])] == 0).any()
+        visit = row.visit if row.visit < UNLIMITED else -1
+        pays_all = row.pay >= UNLIMITED or (0 <= visit <= row.pay and not free)
+        pay = -1 if pays_all else row.pay
+        states *= (visit + 1 if visit >= 0 else 1) * (pay + 1 if pay >= 0 else 1)
+        row_kinds.append(mask)
+        row_visit.append(visit)
+        row_pay.append(pay)
+    if states > PLACE_STATES:
+        return {}
+    return {"row_kinds": np.asarray(row_kinds, np.int64), "row_visit": np.asarray(row_visit, np.int64),
+            "row_pay": np.asarray(row_pay, np.int64)}
 
 
 def _no_reentry(pos: Position, profile: Profile) -> np.ndarray:

@@ -153,6 +153,134 @@ def select_paid(stops, n, node_kidx, node_cost, node_optional, node_weight, node
                 first_left_out = True
 
 
+PLACE_SCALE = np.int64(1) << np.int64(24)  # a placing's score: weight, then revenue (below it)
+
+
+@kernel
+def _place_pass(stops, n, node_kidx, node_cost, node_optional, node_weight, node_value,
+                row_kinds, row_visit, row_pay, order, mode, dp, back):
+    """One pass of `select_placed`: mode 0 places every FIRST stop, mode 1 no OPTIONAL one.
+    Returns the best final state's index, or -1 when no placing holds the stops that must be
+    placed; ``dp[n & 1, state]`` holds the scores."""
+    n_rows = row_kinds.shape[0]
+    n_states = dp.shape[1]
+    none = np.int64(-1) << np.int64(62)
+    dp[0, :] = none
+    dp[0, 0] = 0
+    for oi in range(n):
+        s = stops[order[oi]]
+        k = node_kidx[s]
+        how = node_optional[s]
+        must = how == MANDATORY or (how == FIRST and mode == 0)
+        barred = how == OPTIONAL and mode == 1
+        gain = node_weight[s] * PLACE_SCALE + node_value[s]
+        cur = dp[oi & 1]
+        nxt = dp[(oi + 1) & 1]
+        nxt[:] = none
+        for st in range(n_states):
+            sc = cur[st]
+            if sc == none:
+                continue
+            if not must and sc > nxt[st]:
+                nxt[st] = sc
+                back[oi, st] = -1
+            if barred:
+                continue
+            mult = 1
+            for r in range(n_rows):
+                span_u = row_visit[r] + 1 if row_visit[r] >= 0 else 1
+                span_p = row_pay[r] + 1 if row_pay[r] >= 0 else 1
+                digit = (st // mult) % (span_u * span_p)
+                if (row_kinds[r] >> k) & 1:
+                    u = digit // span_p
+                    p = digit % span_p
+                    if row_visit[r] < 0 or u + node_cost[s] <= row_visit[r]:
+                        nu = u + node_cost[s] if row_visit[r] >= 0 else 0
+                        pays = row_pay[r] < 0 or p < row_pay[r]
+                        np_ = p + 1 if (pays and row_pay[r] >= 0) else p
+                        to = st + (nu * span_p + np_ - digit) * mult
+                        val = sc + gain if pays else sc
+                        if val > nxt[to]:
+                            nxt[to] = val
+                            back[oi, to] = 2 * r + (1 if pays else 0)
+                mult *= span_u * span_p
+    last = dp[n & 1]
+    best = -1
+    for st in range(n_states):
+        if last[st] != none and (best < 0 or last[st] > last[best]):
+            best = st
+    return best
+
+
+@kernel
+def select_placed(stops, n, node_kidx, node_cost, node_optional, node_weight, node_value,
+                  row_kinds, row_visit, row_pay, paid, order, dp, back):
+    """Choose which of the route's n stops are paid where every stop goes to one row and a row
+    pays only its own best stops (rows sharing a kind, `TrainSpec.rows_share_kinds`): the best
+    placing for the objective, then revenue, as `hexrail.search.rows.placed_pay` finds it.
+    Dynamic programming over the rows' loads (units used, stops paid), the stops taken best
+    first, so that a row pays the first `row_pay` stops it gets. Mandatory stops are placed; an
+    optional one may stay out; a FIRST stop left out leaves every OPTIONAL one out (both tried).
+    ``row_kinds[r]``: the kinds it holds (bit per kind index); ``row_visit[r]``: its units, -1
+    when unlimited; ``row_pay[r]``: the stops it pays, -1 when all it holds. Returns False when
+    the stops fit no placing. `order`, `dp` (2 x the states, the product over rows of
+    (units + 1) (paid + 1)) and `back` (n x the states) are work arrays."""
+    for i in range(n):
+        order[i] = i
+        paid[i] = False
+    for i in range(1, n):  # best first: weight, then revenue
+        j = i
+        while j > 0:
+            a = stops[order[j - 1]]
+            b = stops[order[j]]
+            if node_weight[b] > node_weight[a] or (node_weight[b] == node_weight[a]
+                                                   and node_value[b] > node_value[a]):
+                tmp = order[j - 1]
+                order[j - 1] = order[j]
+                order[j] = tmp
+                j -= 1
+            else:
+                break
+    has_first = False
+    for i in range(n):
+        if node_optional[stops[i]] == FIRST:
+            has_first = True
+    mode = 0
+    best = _place_pass(stops, n, node_kidx, node_cost, node_optional, node_weight, node_value,
+                       row_kinds, row_visit, row_pay, order, 0, dp, back)
+    if has_first:
+        score = dp[n & 1, best] if best >= 0 else np.int64(-1) << np.int64(62)
+        other = _place_pass(stops, n, node_kidx, node_cost, node_optional, node_weight,
+                            node_value, row_kinds, row_visit, row_pay, order, 1, dp, back)
+        if other >= 0 and (best < 0 or dp[n & 1, other] > score):
+            best = other
+            mode = 1
+        elif best >= 0:  # (the first pass's choices again, for the way back)
+            _place_pass(stops, n, node_kidx, node_cost, node_optional, node_weight, node_value,
+                        row_kinds, row_visit, row_pay, order, 0, dp, back)
+    if best < 0:
+        return False
+    # the way back: each stop's choice, and the state before it
+    st = best
+    n_rows = row_kinds.shape[0]
+    for oi in range(n - 1, -1, -1):
+        choice = back[oi, st]
+        if choice == -1:
+            continue
+        r = choice >> 1
+        pays = choice & 1
+        s = stops[order[oi]]
+        paid[order[oi]] = pays == 1
+        mult = 1
+        for q in range(r):
+            mult *= (row_visit[q] + 1 if row_visit[q] >= 0 else 1) * (
+                row_pay[q] + 1 if row_pay[q] >= 0 else 1)
+        span_p = row_pay[r] + 1 if row_pay[r] >= 0 else 1
+        back_u = node_cost[s] if row_visit[r] >= 0 else 0
+        back_p = 1 if (pays and row_pay[r] >= 0) else 0
+        st -= (back_u * span_p + back_p) * mult
+    return True
+
 @kernel
 def _paid_worth(stops, n, paid, node_weight, node_value, node_tags, tag_cnt, bonus_cond_ptr,
                 bonus_cond_tag, bonus_cond_min, bonus_amount, bonus_group, bonus_per_count,
@@ -760,6 +888,9 @@ class TrainArrays(NamedTuple):
     reach_hex_dist: np.ndarray
     reach_hex_tour: np.ndarray
     reach_walk: int
+    row_kinds: np.ndarray  # rows placed one stop each (`select_placed`); empty: paid by kinds
+    row_visit: np.ndarray
+    row_pay: np.ndarray
 
 
 class RouteBuffers(NamedTuple):
@@ -923,7 +1054,7 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
      bonus_amount, bonus_group, bonus_per_count, n_bonus_groups, node_end_bonus, hex_track_bonus,
      has_track_bonus, track_skip_stops, bonus_on_paid, paid_station, passed_unpaid, cut_top,
      cut_extra, node_bound, reach_order, reach_dist, reach_extra, reach_hexes, reach_hex_amount,
-     reach_hex_dist, reach_hex_tour, reach_walk) = train
+     reach_hex_dist, reach_hex_tour, reach_walk, row_kinds, row_visit, row_pay) = train
     (out_revenue, out_subsidy, out_bonus, out_bypass, out_crossings, out_node_ptr, out_nodes, out_paid,
      out_chain_ptr, out_chains, out_res) = out
     visited, hex_mark, cnt, frames, stops, paid, res, state, tally, chain_used = work
@@ -993,6 +1124,14 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
     sel_best = np.zeros(depth_cap if paid_choice else 1, np.bool_)
     sel_special = np.zeros(depth_cap if paid_choice else 1, np.int64)
     sel_tags = np.zeros(MAX_TAGS, np.int64)
+    # rows sharing a kind: a route's stops are placed in them (`select_placed`)
+    placing = row_kinds.shape[0] > 0
+    n_states = 1
+    for r in range(row_kinds.shape[0]):
+        n_states *= (row_visit[r] + 1 if row_visit[r] >= 0 else 1) * (
+            row_pay[r] + 1 if row_pay[r] >= 0 else 1)
+    place_dp = np.empty((2, n_states if placing else 0), np.int64)
+    place_back = np.empty((depth_cap if placing else 0, n_states if placing else 0), np.int8)
     n_seen = 0  # stamps in hex_seen: a hex is seen by the route stamped n_seen
 
     if state[0] == -2:
@@ -1325,7 +1464,7 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
                                                    or node_weight[si] > 0):
                     station = True
             all_fit = all_fit and station
-        if all_fit:
+        if all_fit and not placing:
             for i in range(m):
                 si = stops[i]
                 paid[i] = node_optional[si] != OPTIONAL or node_weight[si] > 0
@@ -1333,7 +1472,12 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
             sub = tally[T_SUBSIDY]
             worth = tally[T_WEIGHT]
         else:
-            if paid_choice:
+            if placing:
+                if not select_placed(stops, m, node_kidx, node_cost, node_optional, node_weight,
+                                     node_value, row_kinds, row_visit, row_pay, paid, sel_order,
+                                     place_dp, place_back):
+                    continue  # the stops fit no placing in the rows: no route
+            elif paid_choice:
                 total, paid_bon = select_paid_bonus(
                     stops, m, node_kidx, node_cost, node_optional, node_weight, node_value,
                     node_tags, node_anchor_rank, cnt, visit_cap, pay_cap, paid_station,

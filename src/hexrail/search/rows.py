@@ -11,9 +11,12 @@ is at most the walk's worth of it, and may be less.
 
 Where the row paying nothing cannot be filled and the others pay all they visit (1867's shape),
 the walk counts its stops as optional in the paying rows, which is exact
-(`graph.trains._free_riders`). For other such trains the solver places the chosen routes' stops
-here, every way the rows allow, and pays the best placing (`placed_pay`). A route paid less than the walk said leaves the plan
-unproven: the walk's worth of the plan stays its bound (`hexrail.solve`).
+(`graph.trains._free_riders`). Otherwise the walk places each route's stops in the rows itself
+(`_kernels.select_placed`, exact) where the rows' loads are few enough to weigh
+(`graph.trains.PLACE_STATES`). For the other such trains the solver places the chosen routes'
+stops here, every way the rows allow, and pays the best placing (`placed_pay`). A route paid
+less than the walk said leaves the plan unproven: the walk's worth of the plan stays its bound
+(`hexrail.solve`).
 """
 
 from __future__ import annotations
