@@ -46,6 +46,11 @@ SPECS = ("2", "3", "4", "2+1", "3+1", "2/3", "4H")
 # few). Rows sharing a kind: the walk's worth of a route may be more than it is paid.
 TOWNS_FREE = {"spec": {"rows": [{"nodes": ["city", "offboard", "town"], "pay": 2, "visit": 2},
                                 {"nodes": ["town"], "pay": 0, "visit": 3}]}}
+# ... and rows sharing towns where each pays fewer than it visits: placed in the walk
+# (`search._kernels.select_placed`)
+TOWNS_SHARED = {"spec": {"rows": [{"nodes": ["city", "town"], "pay": 1, "visit": 2},
+                                  {"nodes": ["town", "offboard"], "pay": 1, "visit": 2}]}}
+SHARED_ROWS = {"2T": TOWNS_FREE, "2S": TOWNS_SHARED}
 BIG_SPECS = ("3E", "D")  # routes of any length: only on small boards
 SPECS_1860 = ("2+1", "3+1", "2+2", "3+2", "4+1")
 PROFILES = ("generic", "test-extras", "1860")
@@ -281,7 +286,7 @@ def positions(draw, min_hexes: int = 2, max_hexes: int = 12, max_big_hexes: int 
 
     `profile` is ``"generic"``, ``"test-extras"`` (`ExtrasProfile`) or ``"1860"`` (N+M trains,
     home route, intersecting routes, one bypass; random options and state flags). With
-    `shared_rows`, a train may be `TOWNS_FREE`.
+    `shared_rows`, a train may have rows sharing a kind (`TOWNS_FREE`, `TOWNS_SHARED`).
     """
     if profile not in PROFILES:
         raise ValueError(f"profile must be one of {PROFILES}")
@@ -349,10 +354,10 @@ def positions(draw, min_hexes: int = 2, max_hexes: int = 12, max_big_hexes: int 
             hexes[h].setdefault("tokens", {})[str(k)] = list(draw(st.permutations(slot_list)))
 
     n_colors = draw(st.integers(1, 4))
-    specs = SPECS + (BIG_SPECS if n <= max_big_hexes else ()) + (("2T",) if shared_rows else ())
+    specs = SPECS + (BIG_SPECS if n <= max_big_hexes else ()) + (tuple(SHARED_ROWS) if shared_rows else ())
     if profile == "1860":
         specs = SPECS_1860
-    trains = [TOWNS_FREE if t == "2T" else t
+    trains = [SHARED_ROWS.get(t, t)
               for t in draw(st.lists(st.sampled_from(specs), min_size=1, max_size=max_trains))]
     home = next((h for (h, _), s in tokens.items() if OPERATING in s), None)
     companies = [{"id": OPERATING} | ({"home": home} if home else {})] + [{"id": c} for c in OTHERS]
@@ -366,7 +371,8 @@ def positions(draw, min_hexes: int = 2, max_hexes: int = 12, max_big_hexes: int 
                    "connection": draw(st.integers(0, 3)) == 0,
                    "one_stop_per_hex": draw(st.booleans()),
                    # (refused with rows sharing a kind: `hexrail.search.rows`)
-                   "pay_rule": draw(st.booleans()) and TOWNS_FREE not in trains,
+                   "pay_rule": draw(st.booleans()) and not any(
+                       t in SHARED_ROWS.values() for t in trains),
                    "region": draw(st.booleans())}
         rules = {"profile": ExtrasProfile.name, "options": options}
     if profile == "1860":
