@@ -107,8 +107,12 @@ def prepare(position: Any, *, objective: str = "income", deadline: float | None 
                     for td in trains))
     least: dict[int, int | None] = {g: None for g in first}
     best: dict[int, Candidates] = {}
-    # a floor the caller gives is what the plan rules allow: it stays (see `solve`)
-    floor_may_rise = floor is None
+    # a floor the caller gives is what the plan rules allow: it stays (see `solve`). Nor does
+    # it rise to a plan of two routes where plan rules beyond sharing no track may refuse such
+    # a plan: a floor above the best plan they allow would cost a second pass.
+    floor_may_rise = floor is None and not (
+        rules.home_route or rules.intersect or rules.connection or rules.exclusive_sides
+        or any(k < len(pos.trains) for _, k in rules.regions))
     if additive and trains:
         floor, least, best = least_values(next(iter(graphs.values())), trains, groups, first,
                                           idle, rules.max_bypass == 1, objective, deadline, floor)
