@@ -745,16 +745,19 @@ def _reach_cut(left, u, t, visited, track_cnt, node_weight, node_bound, reach_or
 @kernel
 def _reach_worth(u, c, arrived_terminal, t, visited, chain_used, adj_ptr, adj_chain, adj_end,
                  chain_ends, chain_terminal, vertex_again, n_nodes, node_kidx, node_block,
-                 node_anchor_rank, my_rank, worth, has_forbid, forbid, chain_res, vertex_res,
-                 n_vals, n_paid, seen, stack, vals):
+                 node_anchor_rank, my_rank, has_forbid, forbid, chain_res, vertex_res, d,
+                 f_vertex, f_stop, n_paid, work):
     """At most what a route grown from the walk is paid for its stops, where it is paid for
     `n_paid` of them at most (and nothing for the others): the best `n_paid` of the walk's
-    stops (their worths in ``vals[:n_vals]``, `_walk_worths`) and of those it can still reach.
+    stops (frames 0..d, and u: `_walk_worths`) and of those it can still reach.
     The walk has just run chain c to u; with t >= 0, arm 2 is still to leave the anchor t. It
     can reach the stops not on it that track it has not run leads to from u or t, past no stop
     it has visited, no stop a route may not pass (blocked, or reached by track ending there)
     and no anchor it does not enter: every other rule only narrows where a route goes.
-    ``seen`` (per vertex, all 0) and ``stack`` (twice the vertices) are work arrays."""
+    ``work``: ``seen`` (per vertex, all 0), ``stack`` (twice the vertices), ``vals`` and the
+    stops' worths."""
+    seen, stack, vals, worth = work
+    n_vals = _walk_worths(u, d, f_vertex, f_stop, worth, vals)
     top = 0
     n_seen = 0
     bottom = stack.shape[0] - 1  # the vertices seen are listed from the far end, to reset
@@ -808,7 +811,7 @@ def _reach_worth(u, c, arrived_terminal, t, visited, chain_used, adj_ptr, adj_ch
     return total
 
 
-@kernel(inline=True)
+@kernel
 def _walk_worths(u, d, f_vertex, f_stop, worth, vals):
     """Lists the worths of the walk's stops (frames 0..d, and u) in ``vals``; returns how
     many (for `_reach_worth`)."""
@@ -1101,10 +1104,11 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
             has_again = True
             break
     n_vertices = adj_ptr.shape[0] - 1
-    reach_seen = np.zeros(n_vertices if dyn else 0, np.int64)
-    reach_stack = np.empty(2 * n_vertices + 4 if dyn else 0, np.int64)
-    reach_worth = node_weight + node_bound
-    reach_vals = np.empty(n_nodes + depth_cap if dyn else 0, np.int64)
+    # (the cut's work arrays: seen, stack, worths listed, each stop's worth)
+    reach_work = (np.zeros(n_vertices if dyn else 0, np.int64),
+                  np.empty(2 * n_vertices + 4 if dyn else 0, np.int64),
+                  np.empty(n_nodes + depth_cap if dyn else 0, np.int64),
+                  node_weight + node_bound)
     n_bonus = bonus_amount.shape[0]
     has_forbid = False
     for w in range(words):
@@ -1347,9 +1351,8 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
                                 anchor if phase == 1 else -1, visited, chain_used, adj_ptr,
                                 adj_chain, adj_end, chain_ends, chain_terminal, vertex_again,
                                 n_nodes, node_kidx, node_block, node_anchor_rank, my_rank,
-                                reach_worth, has_forbid, forbid, chain_res, vertex_res,
-                                _walk_worths(u, d, f_vertex, f_stop, reach_worth, reach_vals),
-                                reach_walk, reach_seen, reach_stack, reach_vals) < want):
+                                has_forbid, forbid, chain_res, vertex_res, d, f_vertex, f_stop,
+                                reach_walk, reach_work) < want):
                         if node_optional[u]:
                             n_optional -= 1
                         else:
