@@ -68,6 +68,34 @@ OPTIONAL = 1  # may be passed without counting
 FIRST = 2  # optional, counted before any OPTIONAL stop, which counts only if every FIRST one does
 
 
+@kernel(inline=True)
+def _best_first(stops, n, node_optional, node_weight, node_value, order):
+    """Orders the route's `n` stops best first in ``order`` (indices into `stops`): by weight,
+    then revenue, then mandatory before optional (an insertion sort: routes hold few stops).
+    Returns whether a FIRST stop is among them."""
+    has_first = False
+    for i in range(n):
+        order[i] = i
+        if node_optional[stops[i]] == FIRST:
+            has_first = True
+    for i in range(1, n):
+        j = i
+        while j > 0:
+            a = stops[order[j - 1]]
+            b = stops[order[j]]
+            wa = node_weight[a]
+            wb = node_weight[b]
+            if wb > wa or (wb == wa and (node_value[b] > node_value[a] or (
+                    node_value[b] == node_value[a] and not node_optional[b] and node_optional[a]))):
+                tmp = order[j - 1]
+                order[j - 1] = order[j]
+                order[j] = tmp
+                j -= 1
+            else:
+                break
+    return has_first
+
+
 @kernel
 def select_paid(stops, n, node_kidx, node_cost, node_optional, node_weight, node_value,
                 visit_cnt, visit_cap, pay_cap, paid, order, vis, pay):
@@ -84,28 +112,7 @@ def select_paid(stops, n, node_kidx, node_cost, node_optional, node_weight, node
     `order`, `vis` and `pay` are work arrays (at least n and N_SUBSETS long): the caller's, so that a
     call allocates nothing.
     """
-    has_first = False
-    for i in range(n):
-        order[i] = i
-        if node_optional[stops[i]] == FIRST:
-            has_first = True
-    # insertion sort by weight, descending; mandatory before optional on ties
-    for i in range(1, n):
-        j = i
-        while j > 0:
-            a = stops[order[j - 1]]
-            b = stops[order[j]]
-            # best weight first; at equal weight more revenue, then mandatory stops
-            wa = node_weight[a]
-            wb = node_weight[b]
-            if wb > wa or (wb == wa and (node_value[b] > node_value[a] or (
-                    node_value[b] == node_value[a] and not node_optional[b] and node_optional[a]))):
-                tmp = order[j - 1]
-                order[j - 1] = order[j]
-                order[j] = tmp
-                j -= 1
-            else:
-                break
+    has_first = _best_first(stops, n, node_optional, node_weight, node_value, order)
     vis[:] = 0
     pay[:] = 0
     for k in range(N_KINDS):
@@ -226,25 +233,8 @@ def select_placed(stops, n, node_kidx, node_cost, node_optional, node_weight, no
     the stops fit no placing. `order`, `dp` (2 x the states, the product over rows of
     (units + 1) (paid + 1)) and `back` (n x the states) are work arrays."""
     for i in range(n):
-        order[i] = i
         paid[i] = False
-    for i in range(1, n):  # best first: weight, then revenue
-        j = i
-        while j > 0:
-            a = stops[order[j - 1]]
-            b = stops[order[j]]
-            if node_weight[b] > node_weight[a] or (node_weight[b] == node_weight[a]
-                                                   and node_value[b] > node_value[a]):
-                tmp = order[j - 1]
-                order[j - 1] = order[j]
-                order[j] = tmp
-                j -= 1
-            else:
-                break
-    has_first = False
-    for i in range(n):
-        if node_optional[stops[i]] == FIRST:
-            has_first = True
+    has_first = _best_first(stops, n, node_optional, node_weight, node_value, order)
     mode = 0
     best = _place_pass(stops, n, node_kidx, node_cost, node_optional, node_weight, node_value,
                        row_kinds, row_visit, row_pay, order, 0, dp, back)
