@@ -121,10 +121,10 @@ class TrainData:
     # ``reach_hex_tour[x, k]``: the most track bonus a walk from x can collect with k units
     # (`hex_tours`); no rows where the hexes are too many for it.
     reach_hex_tour: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.int64))
-    # A train whose distance is too long for those distances (D trains, express trains): its
-    # walk is cut by the stops it can still reach over track it has not run, the best
-    # ``reach_walk`` of them and of its own (`search._kernels._reach_worth`), plus
-    # ``reach_extra``.
+    # A train whose distance is too long for those distances but paid for a few stops only
+    # (express trains): its walk is cut by the stops it can still reach over track it has not
+    # run, the best ``reach_walk`` of them and of its own (`search._kernels._reach_worth`),
+    # plus ``reach_extra``.
     reach_walk: int = 0  # 0: not cut so; else the most stops a route is paid for
 
     @cached_property
