@@ -147,6 +147,30 @@ def test_every_plan_passes_the_validator(doc, objective):
 
 
 @settings(ORACLE, max_examples=max(1, EXAMPLES * 2 // 3))
+@given(doc=st.one_of(BOARDS, EXTRAS_BOARDS, BOARDS_1860), objective=st.sampled_from(["income", "revenue"]),
+       steps=st.integers(1, 300))
+def test_a_plan_cut_short_is_legal_and_its_bound_honest(doc, objective, steps):
+    """A time limit that has run out lets each walk take `steps` steps: the plan from what they
+    found (their best routes and the greedy plan's kept) passes the validator, and the best
+    plan lies between it and its upper bound."""
+    validate = pytest.importorskip("hexrail.validate")
+    import hexrail.search.routes as routes
+
+    text = _show(doc)
+    expected = reference_solve(doc, objective=objective, max_routes=MAX_ROUTES)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(routes, "STEPS", steps)
+        plan = hexrail.solve(doc, time_limit=0.0, objective=objective)
+    report = validate.check_plan(doc, plan, objective=objective)
+    assert report.legal, f"{report}\n{text}"
+    assert (report.revenue, report.subsidy) == (plan.revenue, plan.subsidy), text
+    got = plan.total if objective == "income" else plan.revenue
+    assert got <= expected.value <= plan.upper_bound, text
+    if plan.optimal:
+        assert got == expected.value, text
+
+
+@settings(ORACLE, max_examples=max(1, EXAMPLES * 2 // 3))
 @given(doc=st.one_of(BOARDS, EXTRAS_BOARDS, BOARDS_1860), steps=st.integers(1, 5), mirror=st.booleans())
 def test_turning_the_board_keeps_the_optimum(doc, steps, mirror):
     text = _show(doc)

@@ -20,7 +20,7 @@ from hexrail.model.position import Position
 from hexrail.plan import Plan, RoutePlan, RouteSet, plan_route
 from hexrail.rules import ruled
 from hexrail.rules.base import VisitAllBonus, VisitBonus
-from hexrail.search.narrow import least_values
+from hexrail.search.narrow import least_values, share
 from hexrail.search.rows import placed_pay
 from hexrail.search.routes import (
     Candidates,
@@ -34,7 +34,7 @@ from hexrail.search.routes import (
 )
 from hexrail.stage import (MUST_USE, OBJECTIVES, TIE_SCALE, Prepared, check_magnitude, loose_bound,
                            meets, optional_left_unpaid, region_limits, required, resources,
-                           side_masks, sides_used)
+                           route_bound, side_masks, sides_used)
 
 
 # Compiled boards, by the identity of their layout and hexes (see `cached_track`).
@@ -107,6 +107,7 @@ def prepare(position: Any, *, objective: str = "income", deadline: float | None 
                     for td in trains))
     least: dict[int, int | None] = {g: None for g in first}
     best: dict[int, Candidates] = {}
+    greedy: dict[int, Candidates] = {}
     # a floor the caller gives is what the plan rules allow: it stays (see `solve`). Nor does
     # it rise to a plan of two routes where plan rules beyond sharing no track may refuse such
     # a plan: a floor above the best plan they allow would cost a second pass.
@@ -114,8 +115,9 @@ def prepare(position: Any, *, objective: str = "income", deadline: float | None 
         rules.home_route or rules.intersect or rules.connection or rules.exclusive_sides
         or any(k < len(pos.trains) for _, k in rules.regions))
     if additive and trains:
-        floor, least, best = least_values(next(iter(graphs.values())), trains, groups, first,
-                                          idle, rules.max_bypass == 1, objective, deadline, floor)
+        floor, least, best, greedy = least_values(next(iter(graphs.values())), trains, groups,
+                                                  first, idle, rules.max_bypass == 1, objective,
+                                                  deadline, floor)
     else:
         floor = None
     cache: dict[int, Candidates] = {}
@@ -126,7 +128,8 @@ def prepare(position: Any, *, objective: str = "income", deadline: float | None 
         floor is not None and len(first) == len(groups) and len(first) - len(idle) >= 2
         and not rules.share_track
         and len({profile.track_group(pos, td.train) for td in trains}) == 1) else None
-    for g, t in sorted(first.items(), key=lambda item: item[0] == last):
+    walks = sorted(first.items(), key=lambda item: item[0] == last)
+    for k, (g, t) in enumerate(walks):
         graph = graphs[trains[t].train.spec.track]
         if g in idle:
             cache[g] = no_routes(graph.chain_res.shape[1])
@@ -138,8 +141,14 @@ def prepare(position: Any, *, objective: str = "income", deadline: float | None 
             if not all(p.routes.complete for p in partners):
                 partners = []
             raised = np.array([floor or 0, floor_may_rise], np.int64)
-            cache[g] = _routes_of(graph, trains[t], deadline, objective, least[g], partners,
-                                  raised)
+            cache[g] = _routes_of(graph, trains[t], share(deadline, len(walks) - k), objective,
+                                  least[g], partners, raised)
+            if not cache[g].complete:
+                # cut short by the time limit: the best routes and the greedy plan's, found
+                # before, stay candidates (that plan stays within reach)
+                for known in (best.get(g), greedy.get(g)):
+                    if known is not None:
+                        cache[g] = cache[g].merged(known, objective)
             if partners and floor_may_rise:
                 # the walk found a plan this good (its plan rules unchecked, as the greedy
                 # one's: should no plan that good keep them, `solve` walks again from the
@@ -152,8 +161,10 @@ def prepare(position: Any, *, objective: str = "income", deadline: float | None 
                 cache[g] = cache[g].subset(np.flatnonzero(sides_used(cache[g], masks).sum(axis=1) <= 1))
     candidates = [cache[g] for g in groups]
     timings["enumerate"] = time.perf_counter() - t1
+    bounds = [route_bound(td, best.get(g), objective) for td, g in zip(trains, groups)] \
+        if additive else None
     return Prepared(pos, profile, rules, graphs, trains, candidates, groups, objective, timings,
-                    hex_subsidy, set_role, floor)
+                    hex_subsidy, set_role, floor, route_bounds=bounds)
 
 
 def _routes_of(graph: TrackGraph, td: TrainData, deadline: float | None, objective: str,

@@ -46,6 +46,9 @@ class Prepared:
     # Stops paying once: may a route be paid for an optional stop its own best pay leaves out
     # (`payable_stops`)? Only to bound the best plan.
     relax_optional: bool = False
+    # Where a plan is worth the sum of its routes: per train, at most what its route earns
+    # (its best route where the walk for it finished, else its walk's bound); None: unknown.
+    route_bounds: list[int] | None = None
 
     @property
     def track_groups(self) -> list[str]:
@@ -315,8 +318,23 @@ def check_magnitude(trains: list[TrainData], pos: Position) -> None:
 
 
 def loose_bound(prep: Prepared) -> int:
-    """A bound that holds even when enumeration was cut short (`trains_bound`)."""
+    """A bound that holds even when enumeration was cut short: the sum of `route_bounds`,
+    where the plan is worth the sum of its routes, else `trains_bound`."""
+    if prep.route_bounds is not None:
+        return sum(prep.route_bounds)
     return trains_bound(prep.trains)
+
+
+def route_bound(td: TrainData, best: Candidates | None, objective: str) -> int:
+    """At most what one route of the train earns (to the objective): its best route's worth
+    where the walk for its best routes finished (`best`), else the walk's cut at its start
+    (every route is worth at most the best stops its distance holds and the bonuses at their
+    most), else `trains_bound`."""
+    if best is not None and best.complete:
+        return int(best.value(objective)[0]) if len(best) else 0
+    if len(td.cut_top):
+        return int(td.cut_top[-1]) + td.cut_extra
+    return trains_bound([td])
 
 
 def trains_bound(trains: list[TrainData]) -> int:

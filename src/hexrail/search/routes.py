@@ -54,6 +54,29 @@ class Candidates:
                        crossings=self.crossings[keep], res=self.res[keep], src=self.src[keep],
                        span=None if self.span is None else self.span[keep])
 
+    def merged(self, other: Candidates, objective: str = "income") -> Candidates:
+        """These routes and `other`'s (of the same train), best first; complete only if both
+        are. A route in both is in twice (the combiner never picks one route for two trains:
+        they would share its track)."""
+        if not len(other):
+            return replace(self, complete=self.complete and other.complete)
+        n_nodes, n_chains = self.node_ptr[-1], self.chain_ptr[-1]
+        src = np.concatenate([self.src, other.src + (len(self.node_ptr) - 1)])
+        cat = {f: np.concatenate([getattr(self, f), getattr(other, f)])
+               for f in ("revenue", "subsidy", "bonus", "bypass", "crossings", "res")}
+        span = None if self.span is None or other.span is None else \
+            np.concatenate([self.span, other.span])
+        value = cat["revenue"] + cat["subsidy"] if objective == "income" else cat["revenue"]
+        order = np.lexsort((-cat["revenue"], -value))
+        return Candidates(
+            *(cat[f][order] for f in ("revenue", "subsidy", "bonus", "bypass", "crossings", "res")),
+            src[order], np.concatenate([self.node_ptr, other.node_ptr[1:] + n_nodes]),
+            np.concatenate([self.nodes[:n_nodes], other.nodes]),
+            np.concatenate([self.paid[:n_nodes], other.paid]),
+            np.concatenate([self.chain_ptr, other.chain_ptr[1:] + n_chains]),
+            np.concatenate([self.chains[:n_chains], other.chains]),
+            self.complete and other.complete, None if span is None else span[order])
+
     def route_nodes(self, i: int) -> np.ndarray:
         k = self.src[i]
         return self.nodes[self.node_ptr[k]:self.node_ptr[k + 1]]
@@ -318,20 +341,25 @@ def with_span_bonuses(graph: TrackGraph, td: TrainData, cands: Candidates,
         first = np.where(lengths >= 2, cands.nodes[cands.node_ptr[:-1]], graph.n_nodes)
         last = np.where(lengths >= 2, cands.nodes[np.maximum(cands.node_ptr[1:] - 1, 0)], graph.n_nodes)
         amounts[:, j] = ((base[first] + base[last]) // 2)[cands.src]
-    if visit_all:
-        wanted_refs = {x for j in visit_all for need, _ in bonuses[j].levels for x in need}
-        wanted_nodes = np.array([v for v, ref in enumerate(graph.node_ref)
-                                 if ref in wanted_refs or ref.rpartition("-")[0] in wanted_refs],
-                                np.int64)
-        hits = np.zeros(len(lengths), np.int64)
-        if len(wanted_nodes) and len(cands.nodes):
-            np.add.at(hits, np.repeat(np.arange(len(lengths)), lengths),
-                      np.isin(cands.nodes[:int(cands.node_ptr[-1])], wanted_nodes))
-        for raw in np.flatnonzero((hits > 0) & (raw_to_sorted >= 0)).tolist():  # it may earn
-            stops = tuple(graph.node_ref[v] for v in
-                          cands.nodes[cands.node_ptr[raw]:cands.node_ptr[raw + 1]].tolist())
-            for j in visit_all:
-                amounts[raw_to_sorted[raw], j] = bonuses[j].earned(stops)
+    if visit_all and n:
+        # per route, which of the levels' needs (a stop, or any stop of a hex) it meets
+        items = sorted({x for j in visit_all for need, _ in bonuses[j].levels for x in need})
+        meets = np.zeros((len(graph.node_ref), len(items)), np.bool_)
+        for i, x in enumerate(items):
+            meets[[v for v, ref in enumerate(graph.node_ref)
+                   if ref == x or ref.rpartition("-")[0] == x], i] = True
+        met = np.zeros((len(lengths), len(items)), np.bool_)
+        walked = np.flatnonzero(lengths > 0)
+        if len(walked):
+            met[walked] = np.logical_or.reduceat(meets[cands.nodes[:int(cands.node_ptr[-1])]],
+                                                 cands.node_ptr[walked], axis=0)
+        met = met[cands.src]
+        for j in visit_all:
+            earned = np.zeros(n, np.int64)
+            for need, amount in reversed(bonuses[j].levels):  # the first level met pays
+                cols = [items.index(x) for x in need]
+                earned[met[:, cols].all(axis=1)] = amount
+            amounts[:, j] = earned
     for raw in np.flatnonzero((hit >= 2) & (raw_to_sorted >= 0)).tolist():
         at = _crossings_at_nodes(graph, cands.chains[cands.chain_ptr[raw]:cands.chain_ptr[raw + 1]])
         ends = {int(cands.nodes[cands.node_ptr[raw]]), int(cands.nodes[cands.node_ptr[raw + 1] - 1])}
@@ -342,24 +370,22 @@ def with_span_bonuses(graph: TrackGraph, td: TrainData, cands: Candidates,
                     for c in targets[j] if c in at and c != a]
             if gaps:
                 amounts[raw_to_sorted[raw], j] = b.earned(min(gaps))
-    # Every route once per subset of the bonuses it earns (the empty subset included).
-    index: list[int] = []
-    rows: list[np.ndarray] = []
-    zero = np.zeros(k, np.int64)
-    earning = np.flatnonzero((amounts > 0).any(axis=1))
-    plain = np.ones(n, np.bool_)
-    plain[earning] = False
-    for i in earning.tolist():
-        positive = np.flatnonzero(amounts[i] > 0).tolist()
-        for size in range(len(positive) + 1):
-            for subset in combinations(positive, size):
-                row = zero.copy()
-                row[list(subset)] = amounts[i, list(subset)]
-                index.append(i)
-                rows.append(row)
-    idx = np.concatenate([np.flatnonzero(plain), np.asarray(index, np.int64)])
-    span = np.concatenate([np.zeros((int(plain.sum()), k), np.int64),
-                           np.asarray(rows, np.int64).reshape(len(rows), k)])
+    # Every route once per subset of the bonuses it earns (the empty subset included): the
+    # routes earning none first, then route by route, its subsets by size, then in order.
+    earns = ((amounts > 0) << np.arange(k, dtype=np.int64)).sum(axis=1)
+    parts = []
+    for mask in np.unique(earns).tolist():
+        rows = np.flatnonzero(earns == mask)
+        bits = [j for j in range(k) if mask >> j & 1]
+        subsets = [sum(1 << j for j in c) for size in range(len(bits) + 1)
+                   for c in combinations(bits, size)]
+        parts += [(rows, np.full(len(rows), s, np.int64), np.full(len(rows), r, np.int64))
+                  for r, s in enumerate(subsets)]
+    idx, claim, rank = (np.concatenate(p) for p in zip(*parts)) if parts else \
+        (np.zeros(0, np.int64),) * 3
+    first = np.lexsort((rank, idx, earns[idx] != 0))
+    idx, claim = idx[first], claim[first]
+    span = np.where((claim[:, None] >> np.arange(k)) & 1, amounts[idx], 0).astype(np.int64)
     paid_as = np.array([isinstance(b, EndsSubsidy) for b in bonuses], np.bool_)
     extra = span[:, ~paid_as].sum(axis=1)  # revenue
     subsidy = cands.subsidy[idx] + span[:, paid_as].sum(axis=1)
