@@ -115,9 +115,12 @@ def prepare(position: Any, *, objective: str = "income", deadline: float | None 
         rules.home_route or rules.intersect or rules.connection or rules.exclusive_sides
         or any(k < len(pos.trains) for _, k in rules.regions))
     if additive and trains:
+        # with a time limit and more than one train to walk, half the time is kept for the
+        # walks below, which find the plans the greedy one misses
+        busy = len(first) - len(idle)
         floor, least, best, greedy = least_values(next(iter(graphs.values())), trains, groups,
                                                   first, idle, rules.max_bypass == 1, objective,
-                                                  deadline, floor)
+                                                  share(deadline, 2 if busy > 1 else 1), floor)
     else:
         floor = None
     cache: dict[int, Candidates] = {}
