@@ -200,11 +200,12 @@ def lower_train(pos: Position, graph: TrackGraph, profile: Profile, train: Train
     tags = np.zeros(n, np.int64)
     if tag_bit:
         hex_tags = np.zeros(len(pos.hexes), np.int64)
-        for k, h in enumerate(pos.hexes):
+        for k in np.unique(cols.node_hex[cols.stop]).tolist():  # (only stops carry tags)
+            h = pos.hexes[k]
             for tag in (*profile.hex_tags(pos, train, h), *hex_tag_extra.get(h.id, ())):
                 if tag in tag_bit:
                     hex_tags[k] |= 1 << tag_bit[tag]
-        tags = column(hex_tags[cols.node_hex], np.int64)
+        tags = column(np.where(cols.stop, hex_tags[cols.node_hex], 0), np.int64)
     end_hexes = {h for b in bonuses if isinstance(b, EndBonus) for h in b.hexes}
     if sum(isinstance(b, EndBonus) for b in bonuses) > 1:
         raise HexrailError("at most one end bonus per train", where=f"train {train.id}")

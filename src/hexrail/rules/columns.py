@@ -8,6 +8,7 @@ change per-stop records says so in both hooks; the tests hold the two equal on e
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from itertools import chain
 
@@ -15,6 +16,7 @@ import numpy as np
 
 from hexrail.model.memo import ByIdentity
 from hexrail.model.position import Position, Train
+from hexrail.model.trains import TrainSpec
 from hexrail.model.tile import revenue_for
 
 # How a visited stop counts (`StopRule.count`).
@@ -68,13 +70,21 @@ class StopColumns:
         return on[self.node_hex]
 
 
+@functools.lru_cache(maxsize=256)
+def _factors(spec: TrainSpec) -> np.ndarray:
+    """Per node kind (`KIND_INDEX`, then 0 for a node that is no stop) what the train
+    multiplies its value by (read only: shared by every train of the spec)."""
+    factor = np.array([spec.factor(k) for k in KIND_INDEX] + [0], np.int64)
+    factor.setflags(write=False)
+    return factor
+
+
 def generic_columns(pos: Position, train: Train, lets_by: frozenset[str]) -> StopColumns:
     """The generic `Profile.stop_rule` of every node for `train` (`lets_by`: the token flags
     that let trains through a full city)."""
     stop, kind, count, cost, block, anchor, plain, refs, node_hex = pos.derived(
         ("stop columns", lets_by), _board, lets_by)
-    factor = np.array([train.spec.factor(k) for k in KIND_INDEX] + [0], np.int64)
-    value = plain * factor[kind]  # (a node that is no stop has kind -1: the 0 last)
+    value = plain * _factors(train.spec)[kind]  # (a node that is no stop has kind -1: the 0 last)
     if train.revenue_overrides:
         at = pos.derived(("node places",), _node_places, refs)
         for ref, amount in train.revenue_overrides.items():
