@@ -12,6 +12,8 @@ from __future__ import annotations
 import pytest
 from corpus_cases import bench_case, case_ids, load_cases
 
+import hexrail
+
 # title -> (fixture, action index) -> our optimum, revenue + subsidy
 CASES = {
     "1846": {("1846_game_end_reason_all_closed.json", 588): 760,  # 7/8, 7/8
@@ -25,8 +27,13 @@ CASES = {
               ("109372.json", 1371): 520},
     "1822": {("33845.json", 1454): 980,  # 2P, E
              ("33845.json", 1398): 980,
-             ("33845.json", 1468): 530},  # 7+ (Pullman attached)
+             ("33845.json", 1468): 530,  # 7+ (Pullman attached)
+             ("33845.json", 1463): 960},  # 2P, 7, 5: the longest to price its mail contract
 }
+# 18USA's five heaviest positions (one company's 5 or 6 and 8 train), proven in 13-113 s: under
+# a time limit, what the plan earns beside the best (proven without a limit), and its bound
+HEAVY = {("109372.json", 1385): 980, ("109372.json", 1441): 1000, ("109372.json", 1454): 980,
+         ("109372.json", 1489): 1010, ("109372.json", 1493): 990}
 PARAMS = [pytest.param(title, key, id=f"{title}-{case_ids({key: None})[0]}")
           for title, cases in CASES.items() for key in cases]
 
@@ -37,3 +44,23 @@ def test_corpus_position(benchmark, title, key):
     if key not in positions:
         pytest.skip(f"{title} corpus not found")
     bench_case(benchmark, positions[key], CASES[title][key])
+
+
+@pytest.mark.parametrize("limit", [1.0, 10.0])
+@pytest.mark.parametrize("key", list(HEAVY), ids=case_ids(HEAVY))
+def test_heavy_18usa_within_a_time_limit(benchmark, key, limit):
+    """The time is the limit's; what counts is the plan's total against the best and the
+    players' (`extra_info`)."""
+    from hexrail.io.g18xx import position_from_18xx
+
+    positions = load_cases("18USA", HEAVY)
+    if key not in positions:
+        pytest.skip("18USA corpus not found")
+    hexrail.solve(hexrail.example_path("demo"))
+    data = positions[key]
+    pos = position_from_18xx(data)
+    plan = benchmark.pedantic(hexrail.solve, args=(pos, limit), rounds=1, iterations=1)
+    benchmark.extra_info.update({
+        "total": plan.total, "best": HEAVY[key], "upper_bound": plan.upper_bound,
+        "players": data["submitted"]["revenue"], "timings": plan.timings})
+    assert plan.total <= HEAVY[key] <= plan.upper_bound
