@@ -107,3 +107,21 @@ def test_extra_token_is_the_companys_station():
     assert position_to_json(position_from_json(through))["hexes"]["A3"]["extra_tokens"] == {"0": ["X"]}
     blocked = _line_doc(cells, {"A1": ["X"], "A3": ["Y"]}, {"A3": ["Z"]})
     assert solve_checked(blocked).revenue == 70  # Z's extra token leaves Y's city full: A1-A3
+
+
+def test_merged_candidates_hold_each_route_once_best_first():
+    """A list merged with itself is itself; two halves merged are the whole, best first."""
+    import numpy as np
+
+    from hexrail.solve import prepare
+
+    cands = prepare(hexrail.example_path("demo")).candidates[0]
+    same = cands.merged(cands)
+    assert len(same) == len(cands) and (same.revenue == cands.revenue).all()
+    assert all((same.route_nodes(i) == cands.route_nodes(i)).all()
+               and (same.route_chains(i) == cands.route_chains(i)).all() for i in range(len(cands)))
+    odd, even = cands.subset(np.arange(1, len(cands), 2)), cands.subset(np.arange(0, len(cands), 2))
+    whole = odd.merged(even)
+    assert len(whole) == len(cands) and (np.diff(whole.value()) <= 0).all()
+    assert sorted((int(v), tuple(whole.route_nodes(i))) for i, v in enumerate(whole.value())) == \
+        sorted((int(v), tuple(cands.route_nodes(i))) for i, v in enumerate(cands.value()))

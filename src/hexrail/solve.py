@@ -149,9 +149,11 @@ def prepare(position: Any, *, objective: str = "income", deadline: float | None 
             if not cache[g].complete:
                 # cut short by the time limit: the best routes and the greedy plan's, found
                 # before, stay candidates (that plan stays within reach)
-                for known in (best.get(g), greedy.get(g)):
-                    if known is not None:
-                        cache[g] = cache[g].merged(known, objective)
+                known = [c for c in (best.get(g), greedy.get(g)) if c is not None]
+                if len(known) == 2:
+                    known = [known[0].merged(known[1], objective)]
+                if known:
+                    cache[g] = cache[g].merged(known[0], objective)
             if partners and floor_may_rise:
                 # the walk found a plan this good (its plan rules unchecked, as the greedy
                 # one's: should no plan that good keep them, `solve` walks again from the

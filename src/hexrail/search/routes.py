@@ -55,24 +55,33 @@ class Candidates:
                        span=None if self.span is None else self.span[keep])
 
     def merged(self, other: Candidates, objective: str = "income") -> Candidates:
-        """These routes and `other`'s (of the same train), best first; complete only if both
-        are. A route in both is in twice (the combiner never picks one route for two trains:
-        they would share its track)."""
+        """These routes and `other`'s (of the same train), best first, each once (a route of
+        both lists, by its track, worth, ends, stops and claims, is kept as this list has
+        it); complete only if both are."""
         if not len(other):
             return replace(self, complete=self.complete and other.complete)
         n_nodes, n_chains = self.node_ptr[-1], self.chain_ptr[-1]
+        node_ptr = np.concatenate([self.node_ptr, other.node_ptr[1:] + n_nodes])
+        nodes = np.concatenate([self.nodes[:n_nodes], other.nodes])
         src = np.concatenate([self.src, other.src + (len(self.node_ptr) - 1)])
         cat = {f: np.concatenate([getattr(self, f), getattr(other, f)])
                for f in ("revenue", "subsidy", "bonus", "bypass", "crossings", "res")}
         span = None if self.span is None or other.span is None else \
             np.concatenate([self.span, other.span])
         value = cat["revenue"] + cat["subsidy"] if objective == "income" else cat["revenue"]
-        order = np.lexsort((-cat["revenue"], -value))
+        at = src
+        ends = nodes[np.minimum(np.stack([node_ptr[at], node_ptr[at + 1] - 1]), len(nodes) - 1)]
+        key = np.hstack([cat["res"].view(np.int64), cat["revenue"][:, None],
+                         cat["subsidy"][:, None], cat["bypass"][:, None], ends.T,
+                         (node_ptr[at + 1] - node_ptr[at])[:, None]]
+                        + ([span] if span is not None else []))
+        keep = np.ones(len(value), np.bool_)
+        keep[len(self) + _twins(key, len(self))] = False
+        keep = np.flatnonzero(keep)
+        order = keep[np.lexsort((-cat["revenue"][keep], -value[keep]))]
         return Candidates(
             *(cat[f][order] for f in ("revenue", "subsidy", "bonus", "bypass", "crossings", "res")),
-            src[order], np.concatenate([self.node_ptr, other.node_ptr[1:] + n_nodes]),
-            np.concatenate([self.nodes[:n_nodes], other.nodes]),
-            np.concatenate([self.paid[:n_nodes], other.paid]),
+            src[order], node_ptr, nodes, np.concatenate([self.paid[:n_nodes], other.paid]),
             np.concatenate([self.chain_ptr, other.chain_ptr[1:] + n_chains]),
             np.concatenate([self.chains[:n_chains], other.chains]),
             self.complete and other.complete, None if span is None else span[order])
@@ -101,6 +110,31 @@ class Candidates:
         first = self.nodes[self.node_ptr[self.src]]
         last = self.nodes[self.node_ptr[self.src + 1] - 1]
         return np.stack([first, last], axis=1)
+
+
+def _twins(rows: np.ndarray, mine: int) -> np.ndarray:
+    """Of the `rows` (int64 keys, one route per row) past the first `mine`, those equal to
+    an earlier row, counted from `mine`. Rows are hashed to one word; only rows whose hash
+    repeats are compared, so a collision never drops a route."""
+    h = np.zeros(len(rows), np.uint64)
+    with np.errstate(over="ignore"):
+        for column in rows.T:
+            h = (h ^ column.view(np.uint64)) * np.uint64(0x9E3779B97F4A7C15)
+            h ^= h >> np.uint64(29)
+    order = np.argsort(h, kind="stable")
+    sorted_h = h[order]
+    starts = np.flatnonzero(np.concatenate([[True], sorted_h[1:] != sorted_h[:-1]]))
+    sizes = np.diff(np.append(starts, len(rows)))
+    # (only groups holding a row of `theirs` beside another row)
+    theirs_in = np.maximum.reduceat((order >= mine).astype(np.int8), starts) > 0
+    out = []
+    for start, size in zip(starts[theirs_in & (sizes > 1)].tolist(),
+                           sizes[theirs_in & (sizes > 1)].tolist()):
+        group = order[start:start + size].tolist()  # (earliest first)
+        for k, b in enumerate(group):
+            if b >= mine and any((rows[a] == rows[b]).all() for a in group[:k]):
+                out.append(b - mine)
+    return np.asarray(out, np.int64)
 
 
 def no_routes(words: int) -> Candidates:
