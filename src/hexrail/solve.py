@@ -381,8 +381,10 @@ def _placed(prep: Prepared, routes: list[RoutePlan]) -> tuple[list[RoutePlan], b
     return out, repriced
 
 
-# Of a time limit, the share the route walks may use (the rest is for choosing the plan).
+# Of a time limit, the share the route walks may use (the rest is for choosing the plan), and
+# the share kept after the combiner for describing the plan chosen (at most PLAN_MARGIN s).
 ENUMERATE_SHARE = 0.8
+PLAN_SHARE, PLAN_MARGIN = 0.02, 0.02
 
 
 def solve(position: Any, time_limit: float | None = None, *, objective: str = "income") -> Plan:
@@ -406,7 +408,8 @@ def solve(position: Any, time_limit: float | None = None, *, objective: str = "i
     True
     """
     start = time.perf_counter()
-    deadline = None if time_limit is None else start + time_limit
+    deadline = None if time_limit is None else \
+        start + time_limit - min(PLAN_SHARE * time_limit, PLAN_MARGIN)
     # The walk stops early enough to leave the rest of the call (sorting what it found, the
     # plan rules' tables over the candidates, the combiner) a share of the limit.
     walk_deadline = None if time_limit is None else start + ENUMERATE_SHARE * time_limit
