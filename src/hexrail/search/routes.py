@@ -69,11 +69,10 @@ class Candidates:
         span = None if self.span is None or other.span is None else \
             np.concatenate([self.span, other.span])
         value = cat["revenue"] + cat["subsidy"] if objective == "income" else cat["revenue"]
-        at = src
-        ends = nodes[np.minimum(np.stack([node_ptr[at], node_ptr[at + 1] - 1]), len(nodes) - 1)]
+        stops = np.concatenate([np.diff(c.node_ptr)[c.src] for c in (self, other)])
         key = np.hstack([cat["res"].view(np.int64), cat["revenue"][:, None],
-                         cat["subsidy"][:, None], cat["bypass"][:, None], ends.T,
-                         (node_ptr[at + 1] - node_ptr[at])[:, None]]
+                         cat["subsidy"][:, None], cat["bypass"][:, None],
+                         np.concatenate([self.ends(), other.ends()]), stops[:, None]]
                         + ([span] if span is not None else []))
         keep = np.ones(len(value), np.bool_)
         keep[len(self) + _twins(key, len(self))] = False
@@ -125,7 +124,7 @@ def _twins(rows: np.ndarray, mine: int) -> np.ndarray:
     sorted_h = h[order]
     starts = np.flatnonzero(np.concatenate([[True], sorted_h[1:] != sorted_h[:-1]]))
     sizes = np.diff(np.append(starts, len(rows)))
-    # (only groups holding a row of `theirs` beside another row)
+    # (only groups holding a row past `mine` beside another row)
     theirs_in = np.maximum.reduceat((order >= mine).astype(np.int8), starts) > 0
     out = []
     for start, size in zip(starts[theirs_in & (sizes > 1)].tolist(),
