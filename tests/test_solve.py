@@ -125,3 +125,33 @@ def test_merged_candidates_hold_each_route_once_best_first():
     assert len(whole) == len(cands) and (np.diff(whole.value()) <= 0).all()
     assert sorted((int(v), tuple(whole.route_nodes(i))) for i, v in enumerate(whole.value())) == \
         sorted((int(v), tuple(cands.route_nodes(i))) for i, v in enumerate(cands.value()))
+
+
+@pytest.mark.parametrize("left, right", [((50, 30), (20, 10)), ((20, 10), (50, 30)),
+                                         ((30, 20), (20, 30)), ((40, 10), (10, 40))])
+@pytest.mark.parametrize("train", ["D", "5"])
+def test_narrowed_walks_take_the_worthier_arm_first_and_write_routes_as_the_whole_walk(
+        left, right, train):
+    """A narrowed walk takes the worthier arm of a route through the anchor first (of equal
+    arms, the one leaving by the lower chain), so that the other stops where it outgrows it;
+    it writes each route as the whole walk does, stops and chains in the same order, whichever
+    arm it walked first. Arms of equal worth on both sides, either side worth more."""
+    from hexrail.search.routes import enumerate_routes
+    from hexrail.solve import prepare
+
+    cells = [f"city=revenue:{v}" for v in (*left[::-1], 40, *right)]
+    doc = _line_doc(cells, {"A5": ["X"]})
+    doc["trains"] = [train]
+    prep = prepare(doc)
+    td, whole, graph = prep.trains[0], prep.candidates[0], prep.graph_of(0)
+
+    def keys(cands):
+        return sorted((int(v), tuple(cands.route_nodes(i).tolist()), tuple(cands.route_chains(i).tolist()))
+                      for i, v in enumerate(cands.value()))
+
+    assert td.arm_extra >= 0 and len(whole) > 1
+    assert keys(enumerate_routes(graph, td, min_value=0)) == keys(whole)
+    best = max(int(v) for v in whole.value())
+    assert keys(enumerate_routes(graph, td, min_value=best)) == [k for k in keys(whole) if k[0] == best]
+    assert {k for k in keys(whole) if k[0] == best} <= set(keys(enumerate_routes(graph, td, best_only=True)))
+    assert hexrail.solve(doc).revenue == best == 40 + sum(left) + sum(right)

@@ -126,6 +126,10 @@ class TrainData:
     # run, the best ``reach_walk`` of them and of its own (`search._kernels._reach_worth`),
     # plus ``reach_extra``.
     reach_walk: int = 0  # 0: not cut so; else the most stops a route is paid for
+    # What a route holds at most beyond its stops' weights and per-stop bonuses, where those
+    # are worth no less than nothing and no stop passed leaves them: a narrowed walk then takes
+    # a route's worthier arm first (`search._kernels.enumerate_anchor`); -1: not so.
+    arm_extra: int = -1
 
     @cached_property
     def anchors(self) -> np.ndarray:
@@ -302,8 +306,11 @@ def lower_train(pos: Position, graph: TrackGraph, profile: Profile, train: Train
     cut_top, cut_extra, node_bound, reach = _walk_bound(kidx, cost, weight, tags, tagged, tag_bit,
                                                         end_bonus, track_bonus, visit_cap,
                                                         pay_cap, optional)
-    reach = reach or _reach_bound(graph, kidx, cost, optional, block, weight + node_bound,
-                                  cut_top, cut_extra, track_bonus, plan.max_bypass)
+    if pay_rule.passed_unpaid and plan.max_bypass > 0:
+        reach.pop("arm_extra", None)  # (a stop passed unpaid takes its worth off arm 1)
+    if "reach_walk" not in reach:
+        reach |= _reach_bound(graph, kidx, cost, optional, block, weight + node_bound,
+                              cut_top, cut_extra, track_bonus, plan.max_bypass)
     return TrainData(
         train=train, node_kidx=kidx, node_cost=cost, node_optional=optional, node_block=block,
         node_can_end=can_end, node_end_class=end_class, node_anchor_rank=rank, node_groups=groups,
@@ -401,8 +408,10 @@ def _walk_bound(kidx: np.ndarray, cost: np.ndarray, weight: np.ndarray, tags: np
     too long for the sharper cut (`_reach_bound`) but a route is paid for a few stops only
     (express trains), the walk is also cut by the best stops it can still reach
     (``reach_walk``: how many a route is paid for; the bonuses at their most in
-    ``reach_extra``), the fourth item. (Summing every stop a walk can reach cuts too little
-    on large boards to pay for the search: D trains get no such cut.)"""
+    ``reach_extra``), the fourth item, which also holds ``arm_extra`` (`TrainData.arm_extra`,
+    the bonuses at their most). (Summing every stop a walk can reach cuts too little on large
+    boards to pay for the search: D trains get no such cut; taking the worthier arm first is
+    what keeps their walks short.)"""
     stop = kidx >= 0
     units = int(visit_cap[N_SUBSETS - 1])
     bound = np.zeros(len(kidx), np.int64)
@@ -415,7 +424,7 @@ def _walk_bound(kidx: np.ndarray, cost: np.ndarray, weight: np.ndarray, tags: np
         elif b.amount > 0:
             extra += b.amount
     extra += int(end_bonus.max(initial=0)) + int(track_bonus[track_bonus > 0].sum())
-    reach = {}
+    reach = {"arm_extra": extra}
     if units > REACH_UNITS:
         # every stop takes a paid place (none costs nothing, none is optional) and earns only
         # where paid (no bonus counts it visited): a route is paid for its best ones only
@@ -423,7 +432,7 @@ def _walk_bound(kidx: np.ndarray, cost: np.ndarray, weight: np.ndarray, tags: np
         places = (paid < NO_LIMIT and (cost[stop] > 0).all() and not optional[stop].any()
                   and not bound.any())
         if places:
-            reach = {"reach_walk": paid, "reach_extra": extra}
+            reach.update(reach_walk=paid, reach_extra=extra)
     if units >= NO_LIMIT:
         return np.zeros(0, np.int64), 0, bound, reach
     worth = weight + bound

@@ -562,6 +562,15 @@ def _mark_chain_hexes(c, forward, cur_hex, chain_hex_ptr, chain_hexes, hex_mark,
 
 
 @kernel(inline=True)
+def _put_chain(cc, ahead, out_chains, at, res, chain_res):
+    """Writes chain cc at `at` (``~cc`` where it is run from its end b to a) and adds its
+    resources to `res`."""
+    out_chains[at] = cc if ahead else ~cc
+    for w in range(res.shape[0]):
+        res[w] |= chain_res[cc, w]
+
+
+@kernel(inline=True)
 def _holds(forbid, chain_res, c, vertex_res, u, n_nodes):
     """Does `forbid` hold a resource of chain c, or of vertex u if u is a branch point?"""
     for w in range(forbid.shape[0]):
@@ -1031,7 +1040,8 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
 
     ``thr[0]``: only routes worth at least this to the objective are written (the others cost
     a few additions each: the walk keeps running tallies, see `_tally`); with ``thr[1] = 1``
-    it rises to each route written, so the routes written include every best route. No route uses
+    it rises to each route written, so the routes written include every best route. ``thr[2]``
+    and ``thr[3]``: routes walked worthier arm first (below). No route uses
     a resource in the bitset `forbid` (another train's track).
 
     `partner` (`PartnerArrays`) narrows further where the plan is worth the sum of its routes:
@@ -1062,6 +1072,13 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
     # them as it finds them)
     dyn = reach_walk > 0
     has_cut = n_top > 0 or dyn
+    # ``thr[2] = 1`` (a route's worth is no more than its stops' and ``thr[3]``, they are worth
+    # nothing less than nothing, and none is passed unpaid): a route with the anchor in its
+    # middle is walked with its worthier arm as arm 1 (of equal arms, arm 2 leaves by the
+    # higher-numbered chain). Arm 2 then stops where it outgrows arm 1, and a route is worth
+    # no more than twice its arm 1 (less the anchor) and ``thr[3]``.
+    by_worth = thr[2] == 1
+    anchor_held = node_weight[anchor] + node_bound[anchor]
     # the other trains' routes, where the walk has a cut to add them to
     p_single, p_pair, p_top, p_bound, p_floor, p_value, p_res, p_fallback = partner
     n_partners = p_single.shape[0] if has_cut and not thr[1] else 0
@@ -1207,6 +1224,10 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
             f_adj[d] = adj_ptr[v]
             if not (v < n_nodes and node_can_end[v]):
                 continue
+            if by_worth and d > 0:
+                state[7] = tally[T_WEIGHT] + tally[T_BOUND]  # (arm 1's worth, for arm 2)
+                if 2 * state[7] - anchor_held + thr[3] < thr[0]:
+                    continue  # no arm 2 makes the route worth what is wanted
             split = d + 1
             f_vertex[split] = anchor
             f_adj[split] = adj_ptr[anchor]
@@ -1272,7 +1293,7 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
             # Each route is walked once: a route with the anchor in its middle leaves it by
             # two chains, and arm 2 takes the higher-numbered one; a route ending at the
             # anchor is walked as arm 2 alone (arm 1 empty).
-            if is_root and phase == 2 and split > 1 and c <= f_chain[1]:
+            if is_root and phase == 2 and split > 1 and c <= f_chain[1] and not by_worth:
                 continue
             # Leaving v: the rules for passing through it.
             spend = 0
@@ -1313,6 +1334,10 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
                 g = node_groups[u]
                 if g & groups_used:
                     continue
+                if by_worth and phase == 2 and split > 1 and (
+                        tally[T_WEIGHT] + tally[T_BOUND] + node_weight[u] + node_bound[u]
+                        - state[7] > state[7] - anchor_held):
+                    continue  # arm 2 worth more than arm 1: walked the other way round
                 if node_optional[u]:
                     n_optional += 1
                 else:
@@ -1403,6 +1428,9 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
                 # the two ends may not share a class (e.g. red offboard to red offboard)
                 cls = node_end_class[u]
                 emit = cls == 0 or node_end_class[f_vertex[split - 1]] != cls
+            if emit and by_worth and split > 1 and f_chain[split + 1] < f_chain[1] and (
+                    tally[T_WEIGHT] + tally[T_BOUND] - state[7] == state[7] - anchor_held):
+                emit = False  # (arms of equal worth: arm 2 leaves by the higher chain)
 
         if not emit:
             continue
@@ -1427,6 +1455,11 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
         # End and track bonuses: a route's end stops are frames split-1 and d.
         end_a = f_vertex[split - 1]
         end_b = f_vertex[d]
+        # a route walked worthier arm first whose arm 2 leaves by the lower chain is written the
+        # other way round (B → T → A): as the walk by chain numbers writes it
+        flip = by_worth and split > 1 and f_chain[split + 1] < f_chain[1]
+        if flip:
+            end_a, end_b = end_b, end_a
         if has_end_bonus:  # (bounded here; the ends must be paid, known after the choice)
             bon += max(node_end_bonus[end_a], node_end_bonus[end_b])
         if has_track_bonus:
@@ -1436,14 +1469,24 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
         if tally[T_WEIGHT] + bon < want:
             continue  # (choosing cannot pay more than counting every stop worth counting)
         m = 0
-        for i in range(split - 1, -1, -1):
-            if f_stop[i] == 1:
-                stops[m] = f_vertex[i]
-                m += 1
-        for i in range(split + 1, d + 1):
-            if f_stop[i] == 1:
-                stops[m] = f_vertex[i]
-                m += 1
+        if flip:
+            for i in range(d, split, -1):
+                if f_stop[i] == 1:
+                    stops[m] = f_vertex[i]
+                    m += 1
+            for i in range(split):
+                if f_stop[i] == 1:
+                    stops[m] = f_vertex[i]
+                    m += 1
+        else:
+            for i in range(split - 1, -1, -1):
+                if f_stop[i] == 1:
+                    stops[m] = f_vertex[i]
+                    m += 1
+            for i in range(split + 1, d + 1):
+                if f_stop[i] == 1:
+                    stops[m] = f_vertex[i]
+                    m += 1
         if paid_choice and all_fit:
             # counting every stop worth counting is the best choice only if it leaves no
             # special stop (tagged, or a station) uncounted and pays a station when it must
@@ -1503,18 +1546,21 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
             res[w] = 0
         nc = 0
         # arm 1 reversed (A → T), then arm 2 (T → B); ~c marks a chain run from end b to a
-        for i in range(split - 1, 0, -1):
-            cc = f_chain[i]
-            out_chains[n_out_chains + nc] = ~cc if f_fwd[i] else cc
-            nc += 1
-            for w in range(words):
-                res[w] |= chain_res[cc, w]
-        for i in range(split + 1, d + 1):
-            cc = f_chain[i]
-            out_chains[n_out_chains + nc] = cc if f_fwd[i] else ~cc
-            nc += 1
-            for w in range(words):
-                res[w] |= chain_res[cc, w]
+        # (flipped: arm 2 reversed, then arm 1)
+        if flip:
+            for i in range(d, split, -1):
+                _put_chain(f_chain[i], f_fwd[i] == 0, out_chains, n_out_chains + nc, res, chain_res)
+                nc += 1
+            for i in range(1, split):
+                _put_chain(f_chain[i], f_fwd[i] != 0, out_chains, n_out_chains + nc, res, chain_res)
+                nc += 1
+        else:
+            for i in range(split - 1, 0, -1):
+                _put_chain(f_chain[i], f_fwd[i] == 0, out_chains, n_out_chains + nc, res, chain_res)
+                nc += 1
+            for i in range(split + 1, d + 1):
+                _put_chain(f_chain[i], f_fwd[i] != 0, out_chains, n_out_chains + nc, res, chain_res)
+                nc += 1
         for i in range(1, d + 1):
             vv = f_vertex[i]
             if vv >= n_nodes:

@@ -202,7 +202,11 @@ def enumerate_routes(graph: TrackGraph, td: TrainData, *, deadline: float | None
             np.zeros(words, np.uint64), np.zeros(8, np.int64), np.zeros(K.TALLY, np.int64),
             np.zeros(len(graph.chain_ends), np.bool_)]
     state = work[7]
-    thr = np.array([NO_THRESHOLD if min_value is None else min_value, best_only], np.int64)
+    # where a route's worth is the sum of its stops' (`TrainData.arm_extra`) and routes are
+    # narrowed, a route's worthier arm is walked first (`K.enumerate_anchor`, ``thr[2:]``)
+    by_worth = td.arm_extra >= 0 and (min_value is not None or best_only)
+    thr = np.array([NO_THRESHOLD if min_value is None else min_value, best_only, by_worth,
+                    max(td.arm_extra, 0)], np.int64)
     forbid = np.zeros(words, np.uint64) if forbid is None else \
         np.ascontiguousarray(forbid[:words], np.uint64)
     # The kernel's inputs by name (`K.TrackArrays`, ...), handed over as plain tuples: numba
