@@ -344,13 +344,20 @@ def trains_bound(trains: list[TrainData]) -> int:
     for td in trains:
         pay = int(td.pay_cap[15])
         values = np.sort(td.node_weight[td.node_kidx >= 0])[::-1]
-        # Python integers: the bound must not wrap where the values are huge
-        best_stops = sum(int(v) for v in values[:min(pay, len(values))])
-        bonus = sum(int(a) for a in td.bonus_amount if a > 0) * max(1, len(values))
-        bonus += int(td.node_end_bonus.max(initial=0)) + sum(int(a) for a in td.hex_track_bonus
-                                                             if a > 0)
+        best_stops = _sum(values[:min(pay, len(values))])
+        bonus = _sum(td.bonus_amount[td.bonus_amount > 0]) * max(1, len(values))
+        bonus += int(td.node_end_bonus.max(initial=0)) + _sum(td.hex_track_bonus[td.hex_track_bonus > 0])
         bonus += sum(b.at_most(len(values)) for b in td.span_bonuses)  # (visits: at most every stop)
         if td.cyclic_runs and len(values):  # a cyclic run may visit its best stop again and again
             best_stops = max(best_stops, max(r.max_visits for r in td.cyclic_runs) * int(values[0]))
         total += best_stops + bonus
     return total
+
+
+def _sum(values: np.ndarray) -> int:
+    """The sum of `values` as a Python integer: the bound must not wrap where they are huge."""
+    if not len(values):
+        return 0
+    if float(np.abs(values).max()) * len(values) < 2.0 ** 62:
+        return int(values.sum())
+    return sum(int(v) for v in values.tolist())

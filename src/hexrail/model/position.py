@@ -9,7 +9,8 @@ from typing import Any, Callable
 
 from hexrail.errors import HexrailError
 from hexrail.model.frozen import FrozenMap
-from hexrail.model.hexgrid import Layout
+from hexrail.model.hexgrid import Layout, _name_parts
+from hexrail.model.memo import ByIdentity
 from hexrail.model.tile import Node, Tile, Token
 from hexrail.model.trains import TrainSpec
 
@@ -104,6 +105,39 @@ class Rules:
     options: FrozenMap = field(default_factory=FrozenMap)
 
 
+def _hex_alone(h: Hex) -> tuple[frozenset[str], frozenset[str]]:
+    """Checks what a hex says on its own (its name parses; it lists six neighbours, if any; its
+    tokens sit on cities with room for them); returns the neighbours it names and the
+    companies of its tokens, for the checks against the rest of the position."""
+    _name_parts(h.id)
+    if h.neighbours is not None and len(h.neighbours) != 6:
+        raise HexrailError("neighbours must list six entries", where=f"hex {h.id}")
+    companies = set()
+    for label, placed in (("tokens", h.tokens), ("extra tokens", h.extra_tokens)):
+        for index, slots in placed:
+            node = h.node(index)
+            if node.kind not in ("city", "pass"):
+                raise HexrailError(f"{label} placed on a {node.kind}", where=f"hex {h.id} city n{index}")
+            if label == "tokens" and len(slots) > node.slots:
+                raise HexrailError(f"{len([s for s in slots if s])} tokens in {node.slots} slots",
+                                   where=f"hex {h.id} city n{index}")
+            companies.update(t.company for t in slots if t is not None)
+    return frozenset(nb for nb in h.neighbours or () if nb is not None), frozenset(companies)
+
+
+# readers share repeated hexes (`hexrail.io.g18xx.reader`): each is checked once
+_ALONE = ByIdentity(_hex_alone, limit=20_000)
+
+
+def _unknown_token(h: Hex, known: set[str]) -> None:
+    for label, placed in (("token", h.tokens), ("extra token", h.extra_tokens)):
+        for index, slots in placed:
+            for token in slots:
+                if token is not None and token.company not in known:
+                    raise HexrailError(f"{label} of unknown company {token.company!r}",
+                                       where=f"hex {h.id} city n{index}")
+
+
 @dataclass(frozen=True, repr=False)
 class Position:
     """A board, the operating company and its trains, the phase and the rules profile.
@@ -132,8 +166,7 @@ class Position:
         if len(set(ids)) != len(ids):
             dup = next(i for i in ids if ids.count(i) > 1)
             raise HexrailError("hex listed twice", where=f"hex {dup}")
-        for h in self.hexes:
-            self.layout.xy(h.id)  # the name must parse
+        alone = [_ALONE(h) for h in self.hexes]
         known = {c.id for c in self.companies}
         if self.company not in known:
             raise HexrailError(f"operating company {self.company!r} is not among the companies",
@@ -142,32 +175,12 @@ class Position:
         if len(set(train_ids)) != len(train_ids):
             raise HexrailError("two trains share an id", where="trains")
         by_id = {h.id: h for h in self.hexes}
-        for h in self.hexes:
-            if h.neighbours is not None:
-                if len(h.neighbours) != 6:
-                    raise HexrailError("neighbours must list six entries", where=f"hex {h.id}")
-                for nb in h.neighbours:
-                    if nb is not None and nb not in by_id:
-                        raise HexrailError(f"neighbour {nb} is not on the map", where=f"hex {h.id}")
-            for index, slots in h.tokens:
-                node = h.node(index)
-                where = f"hex {h.id} city n{index}"
-                if node.kind not in ("city", "pass"):
-                    raise HexrailError(f"tokens placed on a {node.kind}", where=where)
-                if len(slots) > node.slots:
-                    raise HexrailError(f"{len([s for s in slots if s])} tokens in {node.slots} slots",
-                                       where=where)
-                for token in slots:
-                    if token is not None and token.company not in known:
-                        raise HexrailError(f"token of unknown company {token.company!r}", where=where)
-            for index, extras in h.extra_tokens:
-                node = h.node(index)
-                where = f"hex {h.id} city n{index}"
-                if node.kind not in ("city", "pass"):
-                    raise HexrailError(f"extra tokens placed on a {node.kind}", where=where)
-                for token in extras:
-                    if token.company not in known:
-                        raise HexrailError(f"extra token of unknown company {token.company!r}", where=where)
+        for h, (neighbours, companies) in zip(self.hexes, alone):
+            if not neighbours <= by_id.keys():
+                nb = next(nb for nb in h.neighbours if nb is not None and nb not in by_id)
+                raise HexrailError(f"neighbour {nb} is not on the map", where=f"hex {h.id}")
+            if not companies <= known:
+                _unknown_token(h, known)
         for c in self.companies:
             for home in c.home:
                 hex_id, sep, index = home.rpartition("-")
