@@ -1291,8 +1291,9 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
             arrived = f_chain[d]
             is_root = arrived == -1
             # Each route is walked once: a route with the anchor in its middle leaves it by
-            # two chains, and arm 2 takes the higher-numbered one; a route ending at the
-            # anchor is walked as arm 2 alone (arm 1 empty).
+            # two chains, and arm 2 takes the higher-numbered one (or, walked worthier arm
+            # first, the less worthy: `by_worth`); a route ending at the anchor is walked as
+            # arm 2 alone (arm 1 empty).
             if is_root and phase == 2 and split > 1 and c <= f_chain[1] and not by_worth:
                 continue
             # Leaving v: the rules for passing through it.
