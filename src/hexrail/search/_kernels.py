@@ -1226,7 +1226,13 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
                 continue
             if by_worth and d > 0:
                 state[7] = tally[T_WEIGHT] + tally[T_BOUND]  # (arm 1's worth, for arm 2)
-                if 2 * state[7] - anchor_held + thr[3] < thr[0]:
+                want = thr[0]
+                if n_partners > 0:  # (the other trains' best beside arm 1 bounds theirs beside the route)
+                    beside = 0
+                    for k in range(n_partners):
+                        beside += p_bound[d, k]
+                    want = max(want, plan_floor - beside)
+                if 2 * state[7] - anchor_held + thr[3] < want:
                     continue  # no arm 2 makes the route worth what is wanted
             split = d + 1
             f_vertex[split] = anchor
