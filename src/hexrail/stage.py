@@ -358,6 +358,6 @@ def _sum(values: np.ndarray) -> int:
     """The sum of `values` as a Python integer: the bound must not wrap where they are huge."""
     if not len(values):
         return 0
-    if float(np.abs(values).max()) * len(values) < 2.0 ** 62:
+    if float(np.abs(values.astype(np.float64)).max()) * len(values) < 2.0 ** 62:
         return int(values.sum())
     return sum(int(v) for v in values.tolist())
