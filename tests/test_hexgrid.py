@@ -58,7 +58,7 @@ def test_axes_override():
 
 
 def test_names_parse_the_same_once_kept():
-    """Names are parsed once and kept (`_name_parts`); a bad name is refused every time."""
+    """Names are parsed once and kept (`name_parts`); a bad name is refused every time."""
     flat, pointy = Layout("flat"), Layout("pointy")
     for _ in range(2):
         assert flat.xy("C12") == (2, 11) and pointy.xy("C12") == (11, 2)

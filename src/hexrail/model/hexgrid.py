@@ -71,7 +71,7 @@ def _letters_to_index(letters: str) -> int:
 
 
 @lru_cache(maxsize=65_536)  # a map has at most a few hundred names, read over and over
-def _name_parts(hex_id: str) -> tuple[int, int]:
+def name_parts(hex_id: str) -> tuple[int, int]:
     """The letters and the number of a hex name, as indices from 0."""
     m = _NAME.match(hex_id)
     if not m:
@@ -112,7 +112,7 @@ class Layout:
 
     def xy(self, hex_id: str) -> tuple[int, int]:
         """Doubled coordinates of a hex name."""
-        letter, number = _name_parts(hex_id)
+        letter, number = name_parts(hex_id)
         return (letter, number) if self.x_from == "letter" else (number, letter)
 
     def name(self, x: int, y: int) -> str:

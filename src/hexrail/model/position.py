@@ -9,7 +9,7 @@ from typing import Any, Callable
 
 from hexrail.errors import HexrailError
 from hexrail.model.frozen import FrozenMap
-from hexrail.model.hexgrid import Layout, _name_parts
+from hexrail.model.hexgrid import Layout, name_parts
 from hexrail.model.memo import ByIdentity
 from hexrail.model.tile import Node, Tile, Token
 from hexrail.model.trains import TrainSpec
@@ -109,7 +109,7 @@ def _hex_alone(h: Hex) -> tuple[frozenset[str], frozenset[str]]:
     """Checks what a hex says on its own (its name parses; it lists six neighbours, if any; its
     tokens sit on cities with room for them); returns the neighbours it names and the
     companies of its tokens, for the checks against the rest of the position."""
-    _name_parts(h.id)
+    name_parts(h.id)
     if h.neighbours is not None and len(h.neighbours) != 6:
         raise HexrailError("neighbours must list six entries", where=f"hex {h.id}")
     companies = set()
