@@ -562,15 +562,6 @@ def _mark_chain_hexes(c, forward, cur_hex, chain_hex_ptr, chain_hexes, hex_mark,
 
 
 @kernel(inline=True)
-def _put_chain(cc, ahead, out_chains, at, res, chain_res):
-    """Writes chain cc at `at` (``~cc`` where it is run from its end b to a) and adds its
-    resources to `res`."""
-    out_chains[at] = cc if ahead else ~cc
-    for w in range(res.shape[0]):
-        res[w] |= chain_res[cc, w]
-
-
-@kernel(inline=True)
 def _holds(forbid, chain_res, c, vertex_res, u, n_nodes):
     """Does `forbid` hold a resource of chain c, or of vertex u if u is a branch point?"""
     for w in range(forbid.shape[0]):
@@ -1476,24 +1467,17 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
         if tally[T_WEIGHT] + bon < want:
             continue  # (choosing cannot pay more than counting every stop worth counting)
         m = 0
+        for i in range(split - 1, -1, -1):
+            if f_stop[i] == 1:
+                stops[m] = f_vertex[i]
+                m += 1
+        for i in range(split + 1, d + 1):
+            if f_stop[i] == 1:
+                stops[m] = f_vertex[i]
+                m += 1
         if flip:
-            for i in range(d, split, -1):
-                if f_stop[i] == 1:
-                    stops[m] = f_vertex[i]
-                    m += 1
-            for i in range(split):
-                if f_stop[i] == 1:
-                    stops[m] = f_vertex[i]
-                    m += 1
-        else:
-            for i in range(split - 1, -1, -1):
-                if f_stop[i] == 1:
-                    stops[m] = f_vertex[i]
-                    m += 1
-            for i in range(split + 1, d + 1):
-                if f_stop[i] == 1:
-                    stops[m] = f_vertex[i]
-                    m += 1
+            for i in range(m // 2):
+                stops[i], stops[m - 1 - i] = stops[m - 1 - i], stops[i]
         if paid_choice and all_fit:
             # counting every stop worth counting is the best choice only if it leaves no
             # special stop (tagged, or a station) uncounted and pays a station when it must
@@ -1553,21 +1537,25 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
             res[w] = 0
         nc = 0
         # arm 1 reversed (A → T), then arm 2 (T → B); ~c marks a chain run from end b to a
-        # (flipped: arm 2 reversed, then arm 1)
-        if flip:
-            for i in range(d, split, -1):
-                _put_chain(f_chain[i], f_fwd[i] == 0, out_chains, n_out_chains + nc, res, chain_res)
-                nc += 1
-            for i in range(1, split):
-                _put_chain(f_chain[i], f_fwd[i] != 0, out_chains, n_out_chains + nc, res, chain_res)
-                nc += 1
-        else:
-            for i in range(split - 1, 0, -1):
-                _put_chain(f_chain[i], f_fwd[i] == 0, out_chains, n_out_chains + nc, res, chain_res)
-                nc += 1
-            for i in range(split + 1, d + 1):
-                _put_chain(f_chain[i], f_fwd[i] != 0, out_chains, n_out_chains + nc, res, chain_res)
-                nc += 1
+        for i in range(split - 1, 0, -1):
+            cc = f_chain[i]
+            out_chains[n_out_chains + nc] = ~cc if f_fwd[i] else cc
+            nc += 1
+            for w in range(words):
+                res[w] |= chain_res[cc, w]
+        for i in range(split + 1, d + 1):
+            cc = f_chain[i]
+            out_chains[n_out_chains + nc] = cc if f_fwd[i] else ~cc
+            nc += 1
+            for w in range(words):
+                res[w] |= chain_res[cc, w]
+        if flip:  # (B → T → A: the chains in reverse, each run the other way)
+            for i in range(nc // 2):
+                a = out_chains[n_out_chains + i]
+                out_chains[n_out_chains + i] = ~out_chains[n_out_chains + nc - 1 - i]
+                out_chains[n_out_chains + nc - 1 - i] = ~a
+            if nc % 2:
+                out_chains[n_out_chains + nc // 2] = ~out_chains[n_out_chains + nc // 2]
         for i in range(1, d + 1):
             vv = f_vertex[i]
             if vv >= n_nodes:
