@@ -1,8 +1,8 @@
 """The solver's compiled kernels: built ahead of time by the install, or compiled on first use.
 
 The kernels (`search._kernels`, `combine._kernels`, `combine._payonce_kernels`,
-`graph._track_kernels`) are plain Python functions over flat arrays, marked `kernel`. They run
-compiled, one of two ways, chosen once per process:
+`graph._track_kernels`, `io._scan_kernels`) are plain Python functions over flat arrays, marked
+`kernel`. They run compiled, one of two ways, chosen once per process:
 
 - **Ahead of time** (``aot``): the extension module `hexrail_kernels`, which ``pip install``
   builds from the same source with numba's ``pycc`` (`build`; `setup.py` calls it). Importing
@@ -43,7 +43,8 @@ log = logging.getLogger("hexrail")
 
 AOT_MODULE = "hexrail_kernels"
 KERNEL_MODULES = ("hexrail.graph._track_kernels", "hexrail.search._kernels",
-                  "hexrail.combine._kernels", "hexrail.combine._payonce_kernels")
+                  "hexrail.combine._kernels", "hexrail.combine._payonce_kernels",
+                  "hexrail.io._scan_kernels")
 # every entry point called from Python, with the argument and result types it is built for
 # (`spec_of` describes the notation); `python -m hexrail.compiled types` rewrites it
 KERNEL_TYPES = Path(__file__).with_name("kernel_types.json")

@@ -28,10 +28,49 @@ MAX_HEXES = 10_000
 MAX_TRAINS = 64
 
 
-def check_document(data: Any, what: str = "position") -> None:
+# Digits in a row from which a number token might be an integer beyond `MAX_INT` (2^53 has 16).
+INT_DIGITS = 16
+
+
+def check_document(data: Any, what: str = "position", text: str | bytes | None = None) -> None:
     """Raise `HexrailError` naming the place where `data` (parsed JSON) nests deeper than
     `MAX_DEPTH`, holds an integer beyond `MAX_INT`, a float that is not finite, or a string
-    longer than `MAX_STRING`. Iterative: any depth is examined without recursion."""
+    longer than `MAX_STRING` or holding a NUL. `text`: the JSON text `data` was parsed from,
+    if any.
+
+    Most documents are cleared in one compiled pass over their text (`surely_within`); the
+    others, and those it cannot clear, are walked value by value (`walk_document`), which
+    names the place."""
+    if not surely_within(data, text):
+        walk_document(data, what)
+
+
+def surely_within(data: Any, text: str | bytes | None = None) -> bool:
+    """True when `data` (parsed from `text`, or else written as JSON text by orjson) surely
+    holds nothing `walk_document` refuses (`_scan_kernels.json_within` on the text); False
+    when it might. orjson refuses what is no JSON (keys that are not strings, other types),
+    integers past 2^53 and strings that are no Unicode; it writes a float that is not finite
+    as null, so a document written with a null must read back as itself."""
+    import numpy as np
+    import orjson
+
+    from hexrail.io._scan_kernels import json_within
+
+    if text is None:
+        try:
+            text = orjson.dumps(data, option=orjson.OPT_STRICT_INTEGER)
+        except (TypeError, ValueError, RecursionError):
+            return False
+        if b"null" in text and orjson.loads(text) != data:
+            return False
+    elif isinstance(text, str):
+        text = text.encode("utf-8", "surrogatepass")
+    return bool(json_within(np.frombuffer(text, np.uint8), MAX_DEPTH, INT_DIGITS, MAX_STRING))
+
+
+def walk_document(data: Any, what: str = "position") -> None:
+    """`check_document` value by value: the slow twin of `surely_within`, and what names the
+    place of a fault. Iterative: any depth is examined without recursion."""
     stack: list[tuple[Any, str, int]] = [(data, what, 0)]
     while stack:
         value, where, depth = stack.pop()

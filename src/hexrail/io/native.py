@@ -14,10 +14,11 @@ from pathlib import Path as FilePath
 from typing import Any
 
 import jsonschema
+import orjson
 
 from hexrail.errors import HexrailError
 from hexrail.io.limits import (MAX_BYTES, MAX_DEPTH, MAX_HEXES, MAX_TRAINS, at_most, check_document,
-                               check_text)
+                               check_text, surely_within, walk_document)
 from hexrail.model.frozen import FrozenMap, thaw
 from hexrail.model.hexgrid import Layout
 from hexrail.model.notation import parse_tile
@@ -51,7 +52,21 @@ def read_json(source: str | bytes | FilePath, what: str = "position") -> Any:
             raise HexrailError(f"cannot read file: {err}", where=repr(where)) from None
     text = check_text(source, where)
     try:
-        data = json.loads(text)
+        # orjson reads twice as fast. Where it refuses (NaN, 1e999, lone surrogates, bad JSON),
+        # json reads the text as before: it says where the JSON is malformed, and the walk
+        # names a number JSON has not.
+        data = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        data = _parse(text, where)
+    if not surely_within(data, text):
+        # (orjson reads an integer past 2^64 as a float: json keeps it, for the walk to refuse)
+        walk_document(_parse(text, where), what)
+    return data
+
+
+def _parse(text: str, where: str) -> Any:
+    try:
+        return json.loads(text)
     except json.JSONDecodeError as err:
         raise HexrailError(f"malformed JSON at line {err.lineno} column {err.colno}: {err.msg}",
                            where=where) from None
@@ -59,8 +74,6 @@ def read_json(source: str | bytes | FilePath, what: str = "position") -> Any:
         raise HexrailError(f"nested more than {MAX_DEPTH} levels deep", where=where) from None
     except ValueError as err:  # an integer of more digits than Python converts
         raise HexrailError(f"unreadable number: {err}", where=where) from None
-    check_document(data, what)
-    return data
 
 
 def _field_path(path: Any) -> str:
