@@ -391,6 +391,8 @@ def _placed_rows(rows: tuple[Row, ...], kinds: np.ndarray, costs: np.ndarray) ->
 def _no_reentry(pos: Position, profile: Profile) -> np.ndarray:
     """Per hex: may a route not leave it and come back (`Profile.reentry_forbidden`)? The
     same for every train of the position: one array, shared (not to be written to)."""
+    if type(profile).reentry_forbidden is Profile.reentry_forbidden:
+        return np.zeros(len(pos.hexes), np.bool_)  # (no hex forbids it: not asked hex by hex)
     return np.array([profile.reentry_forbidden(pos, h) for h in pos.hexes], np.bool_)
 
 

@@ -163,7 +163,8 @@ class Position:
 
     def __post_init__(self) -> None:
         ids = [h.id for h in self.hexes]
-        if len(set(ids)) != len(ids):
+        by_id = dict(zip(ids, self.hexes))
+        if len(by_id) != len(ids):
             dup = next(i for i in ids if ids.count(i) > 1)
             raise HexrailError("hex listed twice", where=f"hex {dup}")
         alone = [_ALONE(h) for h in self.hexes]
@@ -174,13 +175,15 @@ class Position:
         train_ids = [t.id for t in self.trains]
         if len(set(train_ids)) != len(train_ids):
             raise HexrailError("two trains share an id", where="trains")
-        by_id = {h.id: h for h in self.hexes}
-        for h, (neighbours, companies) in zip(self.hexes, alone):
-            if not neighbours <= by_id.keys():
-                nb = next(nb for nb in h.neighbours if nb is not None and nb not in by_id)
-                raise HexrailError(f"neighbour {nb} is not on the map", where=f"hex {h.id}")
-            if not companies <= known:
-                _unknown_token(h, known)
+        # all hexes at once; hex by hex only to name a fault
+        if not (frozenset().union(*(a[0] for a in alone)) <= by_id.keys()
+                and frozenset().union(*(a[1] for a in alone)) <= known):
+            for h, (neighbours, companies) in zip(self.hexes, alone):
+                if not neighbours <= by_id.keys():
+                    nb = next(nb for nb in h.neighbours if nb is not None and nb not in by_id)
+                    raise HexrailError(f"neighbour {nb} is not on the map", where=f"hex {h.id}")
+                if not companies <= known:
+                    _unknown_token(h, known)
         for c in self.companies:
             for home in c.home:
                 hex_id, sep, index = home.rpartition("-")
