@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,7 @@ import hexrail
 from hexrail.errors import HexrailError
 from hexrail.oracle import reference_routes, reference_solve
 from hexrail.model.trains import parse_spec
+from hexrail.search import routes
 from hexrail.search.routes import enumerate_routes
 from hexrail.solve import prepare
 
@@ -91,8 +93,28 @@ def test_solver_equals_oracle(doc, objective):
        cut=st.integers(0, 60), data=st.data())
 def test_narrowed_walks(doc, objective, cut, data):
     """The walk's narrowed forms keep exactly what they promise: `min_value` the routes worth
-    that much, `best_only` every best route, `forbid` the routes clear of the track given."""
+    that much, `best_only` every best route, `forbid` the routes clear of the track given.
+    Half the time the walks bound arm 2 by the best arms from the anchor from their first
+    step (`routes.ARM_AFTER`: only long walks do so otherwise, which these boards are not)."""
     _show(doc)
+    if data.draw(st.booleans(), label="arms bounded at once"):
+        with _arms_at_once():
+            _narrowed(doc, objective, cut, data)
+    else:
+        _narrowed(doc, objective, cut, data)
+
+
+@contextmanager
+def _arms_at_once():
+    saved = routes.ARM_AFTER
+    routes.ARM_AFTER = 0
+    try:
+        yield
+    finally:
+        routes.ARM_AFTER = saved
+
+
+def _narrowed(doc, objective, cut, data):
     prep = prepare(doc, objective=objective)
     for t, (td, full) in enumerate(zip(prep.trains, prep.candidates)):
         graph = prep.graph_of(t)

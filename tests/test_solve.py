@@ -85,6 +85,41 @@ def _line_doc(cells, tokens, extra_tokens=None):
             "trains": ["3"], "hexes": hexes}
 
 
+@pytest.mark.parametrize("track", [False, True])
+def test_arm_two_is_bounded_by_the_best_arm_of_the_units_left(monkeypatch, track):
+    """Once an anchor's walk is long, arm 2 is bounded by the best arm leaving the anchor with
+    the units arm 1 left (`search._kernels.arm_bounds`): on a line, each side's arms exactly,
+    their stops and the track bonus of their hexes; and the route that needs arm 2 to be just
+    that arm is found."""
+    import strategies  # noqa: F401 - registers the test-extras profile (its T hexes: +20 each)
+    from hexrail.search import routes
+    from hexrail.search.routes import enumerate_routes
+    from hexrail.solve import prepare
+
+    # 30 30 30 | 40 (the anchor) | track | 60
+    cells = ["city=revenue:30"] * 3 + ["city=revenue:40", "", "city=revenue:60"]
+    doc = _line_doc(cells, {"A7": ["X"]})
+    doc["trains"] = ["5"]
+    bonus = 0
+    if track:
+        doc["rules"] = {"profile": "test-extras", "options": {}}
+        doc["hexes"]["A9"]["icons"] = ["T"]
+        bonus = 20
+    prep = prepare(doc)
+    td, graph = prep.trains[0], prep.graph_of(0)
+    anchor = int(td.anchors[0])
+    from hexrail.search.routes import _arm_best, _track_view
+
+    # one unit: the 60 (and the track on its way); two: still it, or 30 + 30; three: 90
+    assert _arm_best(td, _track_view(graph, td.junctions_twice), anchor).tolist() == [
+        0, 60 + bonus, max(60 + bonus, 60), 90]
+    best = 90 + 40 + 60 + bonus
+    monkeypatch.setattr(routes, "ARM_AFTER", 0)  # (bounded from the first step)
+    found = enumerate_routes(graph, td, min_value=best)
+    assert [int(v) for v in found.value()] == [best]
+    assert hexrail.solve(doc).total == best
+
+
 def test_city_without_slots_blocks():
     """A city of no slots counts as full (1870's red areas): it ends routes, never lets one
     through, as in the 18xx.games engine."""

@@ -733,6 +733,111 @@ def _reach_cut(left, u, t, visited, track_cnt, node_weight, node_bound, reach_or
 
 
 @kernel
+def arm_bounds(anchor, units, budget, track, node_kidx, node_cost, node_optional, node_block,
+               node_weight, node_bound, hex_track_bonus):
+    """Per k in 0..`units`, at most what an arm of a route leaving `anchor` adds with k units
+    of distance: what its stops add to the walk's tallies (`_tally`: weight, and the bonuses
+    counted per stop) and the track bonus of the hexes its chains run in. Arms of the walk
+    follow more rules (crossing at branch points, blocked cities, rank, other trains' track,
+    hexes entered once, stop groups); these arms follow only never visiting a vertex twice
+    (junctions a route may pass again aside), never a chain twice, and never passing an
+    offboard or the end of terminal track, so every arm of the walk is among them. Empty when
+    the search takes more than `budget` steps: then no bound."""
+    (n_nodes, n_hexes, adj_ptr, adj_chain, adj_end, chain_ends, chain_side, chain_terminal,
+     chain_crossings, chain_hex_ptr, chain_hexes, chain_res, vertex_res, node_hex,
+     vertex_again) = track
+    n_vertices = adj_ptr.shape[0] - 1
+    best = np.zeros(units + 1, np.int64)
+    visited = np.zeros(n_vertices, np.bool_)
+    used = np.zeros(chain_ends.shape[0], np.bool_)
+    hex_cnt = np.zeros(hex_track_bonus.shape[0], np.int64)
+    cap = chain_ends.shape[0] + 2  # (an arm runs each chain once)
+    f_vertex = np.empty(cap, np.int64)
+    f_slot = np.empty(cap, np.int64)
+    f_chain = np.empty(cap, np.int64)
+    f_units = np.empty(cap, np.int64)
+    f_worth = np.empty(cap, np.int64)
+    top = 0
+    f_vertex[0] = anchor
+    f_slot[0] = adj_ptr[anchor]
+    f_chain[0] = -1
+    f_units[0] = 0
+    f_worth[0] = 0
+    visited[anchor] = True
+    steps = 0
+    while top >= 0:
+        v = f_vertex[top]
+        if f_slot[top] >= adj_ptr[v + 1]:
+            c = f_chain[top]
+            if c >= 0:
+                used[c] = False
+                visited[v] = False
+                _count_hexes(hex_cnt, c, chain_hex_ptr, chain_hexes, -1)
+            top -= 1
+            continue
+        steps += 1
+        if steps > budget:
+            return np.zeros(0, np.int64)
+        slot = f_slot[top]
+        f_slot[top] = slot + 1
+        c = adj_chain[slot]
+        end = 1 - adj_end[slot]  # (the chain's end at u)
+        u = chain_ends[c, end]
+        if used[c] or visited[u]:
+            continue
+        spent = f_units[top]
+        worth = f_worth[top]
+        is_stop = u < n_nodes and node_kidx[u] >= 0
+        if is_stop:
+            if node_optional[u] == 0:
+                spent += node_cost[u]
+                if spent > units:
+                    continue
+            if node_optional[u] != 1 or node_weight[u] > 0:
+                worth += node_weight[u]
+            worth += node_bound[u]
+        for j in range(chain_hex_ptr[c], chain_hex_ptr[c + 1]):
+            h = chain_hexes[j]
+            if hex_cnt[h] == 0:
+                worth += hex_track_bonus[h]
+            hex_cnt[h] += 1
+        if is_stop and worth > best[spent]:
+            best[spent] = worth
+        if u < n_nodes and (node_block[u] == HARD_BLOCK or chain_terminal[c, end] & 1):
+            _count_hexes(hex_cnt, c, chain_hex_ptr, chain_hexes, -1)
+            continue  # an arm ends there
+        top += 1
+        f_vertex[top] = u
+        f_slot[top] = adj_ptr[u]
+        f_chain[top] = c
+        f_units[top] = spent
+        f_worth[top] = worth
+        used[c] = True
+        visited[u] = not vertex_again[u]
+    for k in range(1, units + 1):
+        best[k] = max(best[k], best[k - 1])
+    return best
+
+
+@kernel
+def _arm2_short(want, held, arm_best, n_top, cnt, has_track_bonus, f_chain, f_vertex, f_stop, d,
+                chain_hex_ptr, chain_hexes, node_hex, hex_track_bonus, skip_stop_hexes, hex_seen,
+                stamp):
+    """At a spawn: does no arm 2 make the route worth `want`? `held`: arm 1's and the
+    anchor's worth with the bonuses other than the track's at their most; then arm 2 adds no
+    more than the best arm of the units left (`arm_bounds`), and the track bonus no more than
+    arm 1's (frames 1..d) and arm 2's."""
+    left = n_top - 1 - (cnt[0] + cnt[1] + cnt[2] + cnt[3])
+    if left < 0 or left >= arm_best.shape[0]:
+        return False
+    most = held + arm_best[left]
+    if has_track_bonus and most >= want:
+        most += _track_bonus(f_chain, f_vertex, f_stop, d + 1, d, chain_hex_ptr, chain_hexes,
+                             node_hex, hex_track_bonus, skip_stop_hexes, hex_seen, stamp)
+    return most < want
+
+
+@kernel
 def _reach_worth(u, c, arrived_terminal, t, visited, chain_used, adj_ptr, adj_chain, adj_end,
                  chain_ends, chain_terminal, vertex_again, n_nodes, node_kidx, node_block,
                  node_anchor_rank, my_rank, has_forbid, forbid, chain_res, vertex_res, d,
@@ -1017,7 +1122,7 @@ def _partner_bound(d, nd, c, f_chain, partner):
 
 @kernel
 def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains, work, budget, thr,
-                     forbid, partner):
+                     forbid, partner, arm_best):
     """Append the routes whose lowest-ranked anchor is `anchor` to the out buffers.
 
     `track`, `train`, `out` and `work` hold the fields of `TrackArrays`, `TrainArrays`,
@@ -1032,7 +1137,7 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
     ``thr[0]``: only routes worth at least this to the objective are written (the others cost
     a few additions each: the walk keeps running tallies, see `_tally`); with ``thr[1] = 1``
     it rises to each route written, so the routes written include every best route. ``thr[2]``
-    and ``thr[3]``: routes walked worthier arm first (below). No route uses
+    to ``thr[4]``, and `arm_best`: routes walked worthier arm first (below). No route uses
     a resource in the bitset `forbid` (another train's track).
 
     `partner` (`PartnerArrays`) narrows further where the plan is worth the sum of its routes:
@@ -1070,6 +1175,10 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
     # no more than twice its arm 1 (less the anchor) and ``thr[3]``.
     by_worth = thr[2] == 1
     anchor_held = node_weight[anchor] + node_bound[anchor]
+    # and no arm 2 adds more than the best arm of its units from the anchor (`arm_bounds`,
+    # ``arm_best[k]`` for k units; empty: not known) with the bonuses other than the track's at
+    # their most (``thr[4]``); the track bonus of the route's hexes is no more than arm 1's and
+    # arm 2's (which `arm_bounds` counts)
     # the other trains' routes, where the walk has a cut to add them to
     p_single, p_pair, p_top, p_bound, p_floor, p_value, p_res, p_fallback = partner
     n_partners = p_single.shape[0] if has_cut and not thr[1] else 0
@@ -1225,6 +1334,12 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
                     want = max(want, plan_floor - beside)
                 if 2 * state[7] - anchor_held + thr[3] < want:
                     continue  # no arm 2 makes the route worth what is wanted
+                if arm_best.shape[0] > 0:
+                    n_seen += 1
+                    if _arm2_short(want, state[7] + thr[4], arm_best, n_top, cnt, has_track_bonus,
+                                   f_chain, f_vertex, f_stop, d, chain_hex_ptr, chain_hexes,
+                                   node_hex, hex_track_bonus, track_skip_stops, hex_seen, n_seen):
+                        continue  # nor does the best arm 2 its units allow
             split = d + 1
             f_vertex[split] = anchor
             f_adj[split] = adj_ptr[anchor]

@@ -206,7 +206,8 @@ def enumerate_routes(graph: TrackGraph, td: TrainData, *, deadline: float | None
     # narrowed, a route's worthier arm is walked first (`K.enumerate_anchor`, ``thr[2:]``)
     by_worth = td.arm_extra >= 0 and (min_value is not None or best_only)
     thr = np.array([NO_THRESHOLD if min_value is None else min_value, best_only, by_worth,
-                    max(td.arm_extra, 0)], np.int64)
+                    max(td.arm_extra, 0), max(td.arm_extra - int(td.hex_track_bonus.sum()), 0)],
+                   np.int64)
     forbid = np.zeros(words, np.uint64) if forbid is None else \
         np.ascontiguousarray(forbid[:words], np.uint64)
     # The kernel's inputs by name (`K.TrackArrays`, ...), handed over as plain tuples: numba
@@ -219,12 +220,18 @@ def enumerate_routes(graph: TrackGraph, td: TrainData, *, deadline: float | None
     complete = True
     for anchor in td.anchors:
         state[0] = -1
+        arms = _NO_ARMS
+        first = by_worth and len(td.cut_top) > 0  # (the walk's first steps, before arms are bounded)
         while complete:
             status, n_out, n_nodes, n_chains = K.enumerate_anchor(
                 int(anchor), track, train, tuple(K.RouteBuffers(*bufs)), n_out, n_nodes, n_chains,
-                walk, STEPS, thr, forbid, partner)
+                walk, ARM_AFTER if first else STEPS, thr, forbid, partner, arms)
             if status == K.OK:
                 break
+            if status == K.PAUSE and first:
+                # a long walk: the best arms from the anchor cost little beside it
+                arms = _arm_best(td, track, int(anchor))
+                first = False
             if status == K.FULL:
                 # grow the buffer that ran short (a route's stops and chains need room for the
                 # longest walk beyond what is filled)
@@ -250,6 +257,31 @@ def enumerate_routes(graph: TrackGraph, td: TrainData, *, deadline: float | None
                       crossings[:n_out][order], res[:n_out][order], order,
                       node_ptr[:n_out + 1], nodes[:n_nodes], paid[:n_nodes],
                       chain_ptr[:n_out + 1], chains[:n_chains], complete)
+
+
+_NO_ARMS = np.zeros(0, np.int64)
+ARM_UNITS = 3  # arms of at most this many units are bounded (`K.arm_bounds`), ...
+ARM_STEPS = 100_000  # ... each number of units in at most this many steps of its search,
+ARM_AFTER = 65_536  # once an anchor's walk takes more steps than this
+
+
+def _arm_best(td: TrainData, track: tuple, anchor: int) -> np.ndarray:
+    """`K.arm_bounds` of the arms leaving `anchor`, made once per train and anchor, for a train
+    with a distance (`TrainData.cut_top`): the arms a route leaves with few units left."""
+    known = td.__dict__.setdefault("_arm_best", {})
+    found = known.get(anchor)
+    if found is None:
+        found = _NO_ARMS
+        for units in range(1, min(ARM_UNITS, len(td.cut_top) - 1) + 1):
+            # (each unit more costs several times the search before it: stop at the budget)
+            more = K.arm_bounds(anchor, units, ARM_STEPS, track, td.node_kidx, td.node_cost,
+                                td.node_optional, td.node_block, td.node_weight, td.node_bound,
+                                td.hex_track_bonus)
+            if not len(more):
+                break
+            found = more
+        known[anchor] = found
+    return found
 
 
 @dataclass(frozen=True)
