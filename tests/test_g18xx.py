@@ -378,6 +378,18 @@ def test_writer_errors(track, start, message):
         connections_from_track(pos, track, start)
 
 
+@pytest.mark.parametrize("axes", [{"x": [0], "y": "number"}, {"x": "letter", "y": {"a": 1}},
+                                  {"x": "letter", "y": "letter"}])
+def test_a_layout_of_other_axes_is_refused_naming_them(axes):
+    """Axes that are not one 'letter' and one 'number' (a list, an object) get the reader's
+    one-line error, not a TypeError from comparing them."""
+    data = board()
+    data["layout"]["axes"] = axes
+    with pytest.raises(HexrailError, match="axes must map") as info:
+        position_from_18xx(data)
+    assert info.value.where == "layout.axes"
+
+
 # -- the corpus: tiles, blocking, routes ----------------------------------------------------------
 
 

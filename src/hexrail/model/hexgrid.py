@@ -106,7 +106,8 @@ class Layout:
         default = ("letter", "number") if self.orientation == "flat" else ("number", "letter")
         object.__setattr__(self, "x_from", self.x_from or default[0])
         object.__setattr__(self, "y_from", self.y_from or default[1])
-        if {self.x_from, self.y_from} != {"letter", "number"}:
+        if not (isinstance(self.x_from, str) and isinstance(self.y_from, str)) or \
+                {self.x_from, self.y_from} != {"letter", "number"}:
             raise HexrailError("axes must map one of x/y to 'letter' and the other to 'number'",
                                where="layout.axes")
 
