@@ -15,8 +15,10 @@ from __future__ import annotations
 import json
 import os
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
@@ -27,7 +29,7 @@ from hexrail.errors import HexrailError
 from hexrail.oracle import reference_routes, reference_solve
 from hexrail.model.trains import parse_spec
 from hexrail.search import routes
-from hexrail.search.routes import enumerate_routes
+from hexrail.search.routes import Partner, enumerate_routes
 from hexrail.solve import prepare
 
 EXAMPLES = int(os.environ.get("HEXRAIL_ORACLE_EXAMPLES", "300"))
@@ -133,6 +135,44 @@ def _narrowed(doc, objective, cut, data):
         clear = enumerate_routes(graph, td, objective=objective, forbid=other)
         assert sorted(_keys(clear, objective)) == sorted(
             k for k, r in zip(_keys(full, objective), full.res) if not (r & other).any())
+        _beside_a_partner(prep, t, objective, least, cut, data)
+
+
+def _beside_a_partner(prep, t, objective, least, cut, data):
+    """A walk beside a lone partner's routes (`enumerate_routes(partners=...)`) keeps exactly
+    the routes worth `least` that reach the plan floor beside a partner route sharing no track
+    with them, or beside one off the partner's list (worth less than its least); where the
+    walk has no cut, every route worth `least`. The partner's routes are another train's, or
+    made up (track of a few chains each, many of them, worth what they are drawn)."""
+    graph, td, full = prep.graph_of(t), prep.trains[t], prep.candidates[t]
+    others = [o for o in range(len(prep.trains)) if prep.graph_of(o) is graph]
+    theirs = prep.candidates[data.draw(st.sampled_from(others), label="partner")]
+    if not len(theirs):
+        return
+    their_value = theirs.value(objective)
+    if data.draw(st.booleans(), label="made-up partner routes") and graph.n_chains:
+        n = data.draw(st.integers(1, 300), label="routes")
+        rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1), label="seed"))
+        picks = theirs.subset(np.zeros(n, np.int64))
+        res = np.zeros_like(picks.res)
+        for r in range(n):
+            for c in rng.integers(0, graph.n_chains, rng.integers(1, 4)):
+                res[r, :graph.chain_res.shape[1]] |= graph.chain_res[c]
+        their_value = np.sort(rng.integers(0, int(full.value(objective)[0]) + 1, n))[::-1]
+        theirs = replace(picks, res=res)
+    their_least = int(their_value[data.draw(st.integers(0, len(theirs) - 1), label="its least")])
+    keep = np.flatnonzero(their_value >= their_least)
+    listed, listed_res = their_value[keep], theirs.res[keep]
+    floor = int(full.value(objective)[0]) + int(listed[0]) - data.draw(st.integers(0, cut + 20))
+    walked = enumerate_routes(graph, td, objective=objective, min_value=least,
+                              partners=[Partner(theirs.subset(keep), listed, their_least)],
+                              plan_floor=np.array([floor, 0], np.int64))
+    # (a walk with no cut of its own, `TrainData.cut_top`, keeps every route worth `least`)
+    cut_by_partner = len(td.cut_top) > 0 or td.reach_walk > 0
+    wanted = [k for k, v, r in zip(_keys(full, objective), full.value(objective), full.res)
+              if v >= least and (not cut_by_partner or max(their_least - 1, 0) >= floor - v or any(
+                  w >= floor - v and not (r & q).any() for w, q in zip(listed, listed_res)))]
+    assert sorted(_keys(walked, objective)) == sorted(wanted)
 
 
 def _keys(cands, objective: str) -> list[tuple]:

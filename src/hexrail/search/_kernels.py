@@ -1018,11 +1018,14 @@ class PartnerArrays(NamedTuple):
     p_top: np.ndarray
     p_bound: np.ndarray
     p_floor: np.ndarray
-    # a lone partner's routes (best first, with track bits) and what one off its list is
-    # worth at most: a route found is checked against them (and the floor rises to the plan)
+    # a lone partner's routes' values (best first) and what one off its list is worth at
+    # most: a route found is checked against them (and the floor rises to the plan); which of
+    # them share track with each chain (`partner_tables`' ``clash``); per frame, the first that
+    # may share none with the walk (each before shares some: `_lone_partner`)
     p_value: np.ndarray
-    p_res: np.ndarray
     p_fallback: int
+    p_clash: np.ndarray
+    p_scan: np.ndarray
 
 
 class WalkWork(NamedTuple):
@@ -1047,12 +1050,15 @@ def partner_tables(p_ptr, p_value, p_res, p_fallback, unit_res, pairs):
     ends), or what a route off its list is worth at most; never below idling (0). With
     `pairs`, the same per two chains; else each pair gets the lesser of its two chains'.
 
-    Returns ``(single[k, c], pair[k, c1, c2])``.
+    Returns ``(single[k, c], pair[k, c1, c2], clash)``: with one partner, ``clash[c, w]`` has
+    bit j of word w set where its route 64 w + j shares track with chain c (and bits past its
+    list set); else empty.
     """
     n_partners = p_ptr.shape[0] - 1
     n_units, words = unit_res.shape
     single = np.zeros((n_partners, n_units), np.int64)
     pair = np.zeros((n_partners, n_units, n_units), np.int64)
+    lone = np.zeros((0, 0), np.uint64)
     for k in range(n_partners):
         lo, hi = p_ptr[k], p_ptr[k + 1]
         n = hi - lo
@@ -1090,7 +1096,9 @@ def partner_tables(p_ptr, p_value, p_res, p_fallback, unit_res, pairs):
                             break
                 pair[k, c1, c2] = b
                 pair[k, c2, c1] = b
-    return single, pair
+        if n_partners == 1:
+            lone = clash
+    return single, pair, lone
 
 
 @kernel(inline=True)
@@ -1118,6 +1126,34 @@ def _partner_bound(d, nd, c, f_chain, partner):
         p_bound[nd, k] = b
         total += b
     return total
+
+
+@kernel
+def _lone_partner(d, scanned, need, f_chain, partner):
+    """The first of a lone partner's routes (best first) worth at least `need` that shares no
+    track with the walk to frame d, or the first worth less: frames `scanned` + 1 to d go on
+    from where the frame before them stopped, 64 routes at a time (those sharing track with any
+    of the walk's chains, by ``p_clash``). A route left behind by a frame shares track with
+    every walk through it: a frame's search serves every route walked on from it."""
+    p_value, p_clash, p_scan = partner[5], partner[7], partner[8]
+    n = p_value.shape[0]
+    for f in range(scanned + 1, d + 1):
+        j = p_scan[f - 1]
+        while j < n and p_value[j] >= need:
+            w = j >> 6
+            # (a route before j shares track with a chain of the frames before: taken here too)
+            taken = np.uint64(0)
+            for i in range(1, f + 1):
+                cc = f_chain[i]
+                if cc >= 0:  # (a phase-2 root arrives by no chain)
+                    taken |= p_clash[cc, w]
+            free = ~taken
+            if free:
+                j = (w << 6) + _lowest_bit(free)
+                break
+            j = (w + 1) << 6
+        p_scan[f] = min(j, n)
+    return p_scan[d]
 
 
 @kernel
@@ -1180,7 +1216,7 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
     # their most (``thr[4]``); the track bonus of the route's hexes is no more than arm 1's and
     # arm 2's (which `arm_bounds` counts)
     # the other trains' routes, where the walk has a cut to add them to
-    p_single, p_pair, p_top, p_bound, p_floor, p_value, p_res, p_fallback = partner
+    p_single, p_pair, p_top, p_bound, p_floor, p_value, p_fallback, p_clash, p_scan = partner
     n_partners = p_single.shape[0] if has_cut and not thr[1] else 0
     plan_floor = p_floor[0]
     # frame columns, as views of the one work array
@@ -1285,6 +1321,8 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
         f_stop[0] = 1
         for k in range(n_partners):
             p_bound[0, k] = p_top[k]
+        if p_scan.shape[0] > 0:
+            p_scan[0] = 0
         d = 0
         split = 0  # frame index of the phase-2 root
         crossings = 0
@@ -1300,6 +1338,7 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
         n_stops = state[5]
         groups_used = state[6]
 
+    scanned = 0  # the frames whose `p_scan` holds (`_lone_partner`)
     steps = 0
     while d >= 0:
         steps += 1
@@ -1386,6 +1425,7 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
                     _tally(tally, f_vertex[d - 1], 1, node_kidx, node_cost, node_optional,
                            node_value, node_subsidy, node_weight, node_tags, node_bound, visit_cap, pay_cap)
             d -= 1
+            scanned = min(scanned, d)
             continue
         else:
             slot = f_adj[d]
@@ -1679,16 +1719,8 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
         if n_partners == 1:
             # the lone partner's best route beside this one, among those worth enough
             need = plan_floor - (worth + bon)
-            j = 0
-            while j < p_value.shape[0] and p_value[j] >= need:
-                clash = False
-                for w in range(words):
-                    if p_res[j, w] & res[w]:
-                        clash = True
-                        break
-                if not clash:
-                    break
-                j += 1
+            j = _lone_partner(d, scanned, need, f_chain, partner)
+            scanned = d
             if j < p_value.shape[0] and p_value[j] >= need:
                 if worth + bon + p_value[j] > plan_floor and p_floor[1]:
                     plan_floor = worth + bon + p_value[j]  # a plan this good exists

@@ -310,7 +310,7 @@ def _partner_arrays(graph: TrackGraph, partners: list[Partner], plan_floor: np.n
             empty = _EMPTY_PARTNERS[words, depth_cap] = K.PartnerArrays(
                 np.zeros((0, 0), np.int64), np.zeros((0, 0, 0), np.int64), np.zeros(0, np.int64),
                 np.zeros((depth_cap, 0), np.int64), np.zeros(2, np.int64),
-                np.zeros(0, np.int64), np.zeros((0, words), np.uint64), 0)
+                np.zeros(0, np.int64), 0, np.zeros((0, 0), np.uint64), np.zeros(0, np.int64))
         return tuple(empty if plan_floor is None else empty._replace(p_floor=plan_floor))
     ptr = np.zeros(len(partners) + 1, np.int64)
     for k, p in enumerate(partners):
@@ -333,13 +333,13 @@ def _partner_arrays(graph: TrackGraph, partners: list[Partner], plan_floor: np.n
                 unit[c, r >> 6] |= np.uint64(1) << np.uint64(r & 63)
     n_units = len(unit)
     pairs = n_units * n_units // 2 * max(1, (int(ptr[-1]) + 63) // 64) <= PAIR_WORK
-    single, pair = K.partner_tables(ptr, value, res, fallback, unit, pairs)
+    single, pair, clash = K.partner_tables(ptr, value, res, fallback, unit, pairs)
     lone = len(partners) == 1
     floor = np.zeros(2, np.int64) if plan_floor is None else plan_floor
     return tuple(K.PartnerArrays(single, pair, top,
                                  np.zeros((depth_cap, len(partners)), np.int64), floor,
-                                 value if lone else value[:0], res if lone else res[:0],
-                                 int(fallback[0]) if lone else 0))
+                                 value if lone else value[:0], int(fallback[0]) if lone else 0,
+                                 clash, np.zeros(depth_cap if lone else 0, np.int64)))
 
 
 def _alloc(caps: list[int], words: int) -> list[np.ndarray]:
