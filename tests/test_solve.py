@@ -120,6 +120,35 @@ def test_arm_two_is_bounded_by_the_best_arm_of_the_units_left(monkeypatch, track
     assert hexrail.solve(doc).total == best
 
 
+def test_a_lone_partners_search_serves_only_the_walk_it_was_made_for(monkeypatch):
+    """A walk beside one partner train finds the partner's best route sharing no track with
+    it frame by frame, each frame going on from the one before (`_lone_partner`). A frame's
+    search serves the frames above it only while they hold the chains they held: after the
+    walk turns at frame 2 (chain c, then x), a frame 3 running chain b again is searched again.
+    Run as plain Python (no compile): the kernels' own functions."""
+    import numpy as np
+    from hexrail.search import _kernels as K
+
+    for name in ("_searched", "_lowest_bit"):
+        monkeypatch.setattr(K, name, getattr(K, name).py_func)
+    lone = K._lone_partner.py_func
+    a, b, c, x = range(4)
+    past = ~np.uint64(0b111)  # (bits past the partner's three routes: never free)
+    # the partner's routes worth 100, 90, 80: the first shares track with c, the second with x
+    clash = np.array([[past], [past], [past | np.uint64(0b001)], [past | np.uint64(0b010)]],
+                     np.uint64)
+    partner = K.PartnerArrays(*(np.zeros(1, np.int64),) * 5, np.array([100, 90, 80], np.int64),
+                              0, clash, np.zeros(6, np.int64), np.full(6, K.NO_KEY, np.int64))
+    walk = np.array([-1, a, c, b, -1, -1], np.int64)
+    assert lone(3, 0, walk, partner) == 1  # beside a, c, b: the second
+    walk[2] = x
+    assert lone(2, 0, walk, partner) == 0  # beside a, x: the first
+    assert lone(3, 0, walk, partner) == 0  # beside a, x, b: still the first
+    walk[2] = c
+    assert lone(3, 95, walk, partner) == 1  # none worth 95 beside a, c, b: the first worth less
+    assert lone(3, 0, walk, partner) == 1
+
+
 def test_city_without_slots_blocks():
     """A city of no slots counts as full (1870's red areas): it ends routes, never lets one
     through, as in the 18xx.games engine."""

@@ -27,6 +27,7 @@ HARD_BLOCK = 2  # never passed through (offboards, terminal ends)
 SOFT_BLOCK = 1  # passed through only by spending a bypass
 PASSED = 2  # `f_stop` of a city passed with a bypass by a train that is not paid for it
 NO_CUT = 1 << 62  # the plain cut of a train with no `cut_top`: nothing is cut by it
+NO_KEY = -2  # `PartnerArrays.p_key` of a frame not searched (no chain is)
 NO_WANT = -(1 << 61)  # below: no worth wanted (`thr[0]` of a walk keeping every route)
 
 N_KINDS = 4  # stop kinds: city, town, offboard, halt (`hexrail.graph.trains.KIND_INDEX`)
@@ -1021,11 +1022,13 @@ class PartnerArrays(NamedTuple):
     # a lone partner's routes' values (best first) and what one off its list is worth at
     # most: a route found is checked against them (and the floor rises to the plan); which of
     # them share track with each chain (`partner_tables`' ``clash``); per frame, the first that
-    # may share none with the walk (each before shares some: `_lone_partner`)
+    # may share none with the walk (each before shares some) and the chain the frame held
+    # when that was found (`_lone_partner`)
     p_value: np.ndarray
     p_fallback: int
     p_clash: np.ndarray
     p_scan: np.ndarray
+    p_key: np.ndarray
 
 
 class WalkWork(NamedTuple):
@@ -1125,19 +1128,42 @@ def _partner_bound(d, nd, c, f_chain, partner):
                 b = min(b, p_pair[k, cc, c])
         p_bound[nd, k] = b
         total += b
+    p_value, p_fallback, p_scan = partner[5], partner[6], partner[8]
+    if p_scan.shape[0] > 0:
+        # a lone partner: no more than its first route that may share no track with the walk
+        # to the deepest frame searched (`_lone_partner`)
+        j = p_scan[_searched(d, f_chain, partner)]
+        b = max(p_fallback, 0)
+        if j < p_value.shape[0]:
+            b = max(b, p_value[j])
+        if b < p_bound[nd, 0]:
+            total -= p_bound[nd, 0] - b
+            p_bound[nd, 0] = b
     return total
 
 
 @kernel
-def _lone_partner(d, scanned, need, f_chain, partner):
+def _searched(d, f_chain, partner):
+    """The deepest frame up to d whose `_lone_partner` search holds for the walk: frames 1 to
+    it hold the chains they held when it was made (a search past them was undone with them)."""
+    p_key = partner[9]
+    f = 0
+    while f < d and p_key[f + 1] == f_chain[f + 1]:
+        f += 1
+    return f
+
+
+@kernel
+def _lone_partner(d, need, f_chain, partner):
     """The first of a lone partner's routes (best first) worth at least `need` that shares no
-    track with the walk to frame d, or the first worth less: frames `scanned` + 1 to d go on
-    from where the frame before them stopped, 64 routes at a time (those sharing track with any
-    of the walk's chains, by ``p_clash``). A route left behind by a frame shares track with
-    every walk through it: a frame's search serves every route walked on from it."""
-    p_value, p_clash, p_scan = partner[5], partner[7], partner[8]
+    track with the walk to frame d, or the first worth less. Each frame past those searched
+    before (`_searched`) goes on from where the frame before it stopped, 64 routes at a time
+    (those sharing track with any of the walk's chains, by ``p_clash``): a route left behind
+    by a frame shares track with every walk through it, so a frame's search serves every
+    route walked on from it."""
+    p_value, p_clash, p_scan, p_key = partner[5], partner[7], partner[8], partner[9]
     n = p_value.shape[0]
-    for f in range(scanned + 1, d + 1):
+    for f in range(_searched(d, f_chain, partner) + 1, d + 1):
         j = p_scan[f - 1]
         while j < n and p_value[j] >= need:
             w = j >> 6
@@ -1153,6 +1179,9 @@ def _lone_partner(d, scanned, need, f_chain, partner):
                 break
             j = (w + 1) << 6
         p_scan[f] = min(j, n)
+        p_key[f] = f_chain[f]
+    if d + 1 < p_key.shape[0]:
+        p_key[d + 1] = NO_KEY  # (the searches of deeper frames were of other walks)
     return p_scan[d]
 
 
@@ -1216,7 +1245,7 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
     # their most (``thr[4]``); the track bonus of the route's hexes is no more than arm 1's and
     # arm 2's (which `arm_bounds` counts)
     # the other trains' routes, where the walk has a cut to add them to
-    p_single, p_pair, p_top, p_bound, p_floor, p_value, p_fallback, p_clash, p_scan = partner
+    p_single, p_pair, p_top, p_bound, p_floor, p_value, p_fallback, p_clash, p_scan, p_key = partner
     n_partners = p_single.shape[0] if has_cut and not thr[1] else 0
     plan_floor = p_floor[0]
     # frame columns, as views of the one work array
@@ -1323,6 +1352,7 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
             p_bound[0, k] = p_top[k]
         if p_scan.shape[0] > 0:
             p_scan[0] = 0
+            p_key[1] = NO_KEY
         d = 0
         split = 0  # frame index of the phase-2 root
         crossings = 0
@@ -1338,7 +1368,6 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
         n_stops = state[5]
         groups_used = state[6]
 
-    scanned = 0  # the frames whose `p_scan` holds (`_lone_partner`)
     steps = 0
     while d >= 0:
         steps += 1
@@ -1373,6 +1402,13 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
                     want = max(want, plan_floor - beside)
                 if 2 * state[7] - anchor_held + thr[3] < want:
                     continue  # no arm 2 makes the route worth what is wanted
+                if p_scan.shape[0] > 0 and n_partners > 0:
+                    # the lone partner's best route beside arm 1, as far as one may reach the
+                    # floor beside the most the route is worth
+                    need = plan_floor - (2 * state[7] - anchor_held + thr[3])
+                    j = _lone_partner(d, need, f_chain, partner)
+                    if (j >= p_value.shape[0] or p_value[j] < need) and max(p_fallback, 0) < need:
+                        continue
                 if arm_best.shape[0] > 0:
                     n_seen += 1
                     if _arm2_short(want, state[7] + thr[4], arm_best, n_top, cnt, has_track_bonus,
@@ -1425,7 +1461,6 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
                     _tally(tally, f_vertex[d - 1], 1, node_kidx, node_cost, node_optional,
                            node_value, node_subsidy, node_weight, node_tags, node_bound, visit_cap, pay_cap)
             d -= 1
-            scanned = min(scanned, d)
             continue
         else:
             slot = f_adj[d]
@@ -1719,8 +1754,7 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
         if n_partners == 1:
             # the lone partner's best route beside this one, among those worth enough
             need = plan_floor - (worth + bon)
-            j = _lone_partner(d, scanned, need, f_chain, partner)
-            scanned = d
+            j = _lone_partner(d, need, f_chain, partner)
             if j < p_value.shape[0] and p_value[j] >= need:
                 if worth + bon + p_value[j] > plan_floor and p_floor[1]:
                     plan_floor = worth + bon + p_value[j]  # a plan this good exists

@@ -310,7 +310,8 @@ def _partner_arrays(graph: TrackGraph, partners: list[Partner], plan_floor: np.n
             empty = _EMPTY_PARTNERS[words, depth_cap] = K.PartnerArrays(
                 np.zeros((0, 0), np.int64), np.zeros((0, 0, 0), np.int64), np.zeros(0, np.int64),
                 np.zeros((depth_cap, 0), np.int64), np.zeros(2, np.int64),
-                np.zeros(0, np.int64), 0, np.zeros((0, 0), np.uint64), np.zeros(0, np.int64))
+                np.zeros(0, np.int64), 0, np.zeros((0, 0), np.uint64), np.zeros(0, np.int64),
+                np.zeros(0, np.int64))
         return tuple(empty if plan_floor is None else empty._replace(p_floor=plan_floor))
     ptr = np.zeros(len(partners) + 1, np.int64)
     for k, p in enumerate(partners):
@@ -339,7 +340,8 @@ def _partner_arrays(graph: TrackGraph, partners: list[Partner], plan_floor: np.n
     return tuple(K.PartnerArrays(single, pair, top,
                                  np.zeros((depth_cap, len(partners)), np.int64), floor,
                                  value if lone else value[:0], int(fallback[0]) if lone else 0,
-                                 clash, np.zeros(depth_cap if lone else 0, np.int64)))
+                                 clash, np.zeros(depth_cap if lone else 0, np.int64),
+                                 np.full(depth_cap if lone else 0, K.NO_KEY, np.int64)))
 
 
 def _alloc(caps: list[int], words: int) -> list[np.ndarray]:
