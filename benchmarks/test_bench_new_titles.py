@@ -30,7 +30,7 @@ CASES = {
              ("33845.json", 1468): 530,  # 7+ (Pullman attached)
              ("33845.json", 1463): 960},  # 2P, 7, 5: the longest to price its mail contract
 }
-# 18USA's five heaviest positions (one company's 5 or 6 and 8 train), proven in 13-113 s: under
+# 18USA's five heaviest positions (one company's 5 or 6 and 8 train), proven in 5-58 s: under
 # a time limit, what the plan earns beside the best (proven without a limit), and its bound
 HEAVY = {("109372.json", 1385): 980, ("109372.json", 1441): 1000, ("109372.json", 1454): 980,
          ("109372.json", 1489): 1010, ("109372.json", 1493): 990}
