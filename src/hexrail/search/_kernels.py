@@ -1117,7 +1117,8 @@ def _lowest_bit(x):
 def _partner_bound(d, nd, c, f_chain, partner):
     """What the partner trains add at most beside a walk that runs chain c past frame d (to
     frame nd): per partner the least of its bounds beside the walk's chains one by one and
-    two at a time (`partner_tables`), kept per frame."""
+    two at a time (`partner_tables`), kept per frame; a lone partner's no more than its first
+    route that may share no track with the walk to its deepest frame searched (`_searched`)."""
     p_single, p_pair, p_top, p_bound = partner[0], partner[1], partner[2], partner[3]
     total = 0
     for k in range(p_single.shape[0]):
@@ -1130,8 +1131,6 @@ def _partner_bound(d, nd, c, f_chain, partner):
         total += b
     p_value, p_fallback, p_scan = partner[5], partner[6], partner[8]
     if p_scan.shape[0] > 0:
-        # a lone partner: no more than its first route that may share no track with the walk
-        # to the deepest frame searched (`_lone_partner`)
         j = p_scan[_searched(d, f_chain, partner)]
         b = max(p_fallback, 0)
         if j < p_value.shape[0]:
