@@ -110,7 +110,8 @@ def test_what_is_not_built_is_refused_with_the_reason():
 @st.composite
 def boards_1822(draw) -> dict:
     """A random small board (`strategies.positions`) run under 1822: N trains, an E train paid
-    for some token cities, a local train, a destination, a mail contract, exclusive sides."""
+    for some token cities, a local train, the English Channel, a destination, a mail contract,
+    exclusive sides."""
     doc = draw(positions(max_hexes=8, max_big_hexes=6))
     doc["rules"] = {"profile": "1822"}
     trains = [{"id": f"N{k}", "spec": s} for k, s in enumerate(
@@ -139,6 +140,11 @@ def boards_1822(draw) -> dict:
         state["destination_bonus"] = {"home_node": home, "destination_node": dest,
                                       "amount_by_train": {t["id"]: draw(st.sampled_from([20, 40]))
                                                           for t in trains}}
+    if len(hexes) >= 2 and draw(st.booleans()):
+        # the Channel and France on two of the hexes: their stop tallies bound every walk
+        channel, france = draw(st.lists(st.sampled_from(hexes), min_size=2, max_size=2,
+                                        unique=True))
+        state["english_channel"] = {"hex": channel, "france_hex": france}
     if draw(st.booleans()):
         state["mail_contracts"] = ["P6"]
     if draw(st.booleans()):

@@ -30,7 +30,6 @@ from hexrail.search.routes import (
     with_cyclic_runs,
     with_revisits,
     with_span_bonuses,
-    with_tally_limits,
 )
 from hexrail.stage import (MUST_USE, OBJECTIVES, TIE_SCALE, Prepared, check_magnitude, loose_bound,
                            meets, optional_left_unpaid, region_limits, required, resources,
@@ -103,7 +102,7 @@ def prepare(position: Any, *, objective: str = "income", deadline: float | None 
     idle = {g for g, t in first.items() if profile.may_run(pos, trains[t].train)}
     additive = (narrow and len(graphs) == 1 and not rules.must_use and not (
         rules.stops_pay_once or rules.max_bypass > 1 or any(hex_subsidy) or any(set_role))
-        and not any(td.cyclic_runs or td.span_bonuses or td.tally_names or td.revisits
+        and not any(td.cyclic_runs or td.span_bonuses or td.revisits
                     for td in trains))
     least: dict[int, int | None] = {g: None for g in first}
     best: dict[int, Candidates] = {}
@@ -177,11 +176,10 @@ def _routes_of(graph: TrackGraph, td: TrainData, deadline: float | None, objecti
                plan_floor: np.ndarray | None = None) -> Candidates:
     """Every legal route of one train (worth at least `least`, if given, and with
     `partners` in a plan worth ``plan_floor[0]``, which may rise): the kernel's walk, then the profile's
-    route-level rules (limits per stop tally, stops run to twice, cyclic runs, span bonuses),
-    each a pass over the candidates."""
+    route-level rules (stops run to twice, cyclic runs, span bonuses), each a pass over the
+    candidates (the walk keeps a route's stop tallies within their limits)."""
     cands = enumerate_routes(graph, td, deadline=deadline, objective=objective, min_value=least,
                              partners=partners, plan_floor=plan_floor)
-    cands = with_tally_limits(td, cands)
     cands = with_revisits(graph, td, cands)
     cands = with_cyclic_runs(graph, td, cands, objective, deadline=deadline)
     return with_span_bonuses(graph, td, cands, objective)

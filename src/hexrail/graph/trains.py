@@ -81,11 +81,12 @@ class TrainData:
     passed_unpaid: bool  # `PayRule`: a city passed with a bypass is visited, never paid
     span_bonuses: tuple[OnceBonus, ...] = ()  # bonuses paid once per round (span, visits)
     # Tallies (`StopRule.tallies`): per stop and tally its count; a route's visited stops
-    # must sum to within [tally_min, tally_max] per tally (`Profile.tally_limits`).
+    # must sum to within [tally_min, tally_max] per tally (`Profile.tally_limits`): the walk
+    # emits no other route.
     tally_names: tuple[str, ...] = ()
-    node_tally: np.ndarray | None = None  # int64[n_nodes, n_tallies]
-    tally_min: np.ndarray | None = None  # int64[n_tallies]
-    tally_max: np.ndarray | None = None
+    node_tally: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.int64))
+    tally_min: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))  # per tally
+    tally_max: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     cyclic_runs: tuple[CyclicRun, ...] = ()  # runs over fixed patterns instead of a route
     revisits: tuple[Revisit, ...] = ()  # stops a route may run to twice (twin nodes in the graph)
     junctions_twice: bool = False  # a route may pass a junction again (`Profile.junctions_pass_twice`)

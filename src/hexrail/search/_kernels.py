@@ -821,6 +821,20 @@ def arm_bounds(anchor, units, budget, track, node_kidx, node_cost, node_optional
 
 
 @kernel
+def _tallies_ok(f_stop, f_vertex, split, d, node_tally, tally_min, tally_max):
+    """Do the tallies of the route held in frames split-1..0 and split+1..d, summed over its
+    visited stops (a city passed unpaid too), lie within their limits?"""
+    for k in range(tally_min.shape[0]):
+        total = 0
+        for i in range(d + 1):
+            if i != split and f_stop[i] != 0:
+                total += node_tally[f_vertex[i], k]
+        if total < tally_min[k] or total > tally_max[k]:
+            return False
+    return True
+
+
+@kernel
 def _arm2_short(want, held, arm_best, n_top, cnt, has_track_bonus, f_chain, f_vertex, f_stop, d,
                 chain_hex_ptr, chain_hexes, node_hex, hex_track_bonus, skip_stop_hexes, hex_seen,
                 stamp):
@@ -990,6 +1004,9 @@ class TrainArrays(NamedTuple):
     row_kinds: np.ndarray  # rows placed one stop each (`select_placed`); empty: paid by kinds
     row_visit: np.ndarray
     row_pay: np.ndarray
+    node_tally: np.ndarray  # per node and tally name, what a visit adds (`StopRule.tallies`)
+    tally_min: np.ndarray  # per name, the least sum a route may have
+    tally_max: np.ndarray
 
 
 class RouteBuffers(NamedTuple):
@@ -1217,7 +1234,8 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
      bonus_amount, bonus_group, bonus_per_count, n_bonus_groups, node_end_bonus, hex_track_bonus,
      has_track_bonus, track_skip_stops, bonus_on_paid, paid_station, passed_unpaid, cut_top,
      cut_extra, node_bound, reach_order, reach_dist, reach_extra, reach_hexes, reach_hex_amount,
-     reach_hex_dist, reach_hex_tour, reach_walk, row_kinds, row_visit, row_pay) = train
+     reach_hex_dist, reach_hex_tour, reach_walk, row_kinds, row_visit, row_pay, node_tally,
+     tally_min, tally_max) = train
     (out_revenue, out_subsidy, out_bonus, out_bypass, out_crossings, out_node_ptr, out_nodes, out_paid,
      out_chain_ptr, out_chains, out_res) = out
     visited, hex_mark, cnt, frames, stops, paid, res, state, tally, chain_used = work
@@ -1667,6 +1685,9 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
         if flip:
             for i in range(m // 2):
                 stops[i], stops[m - 1 - i] = stops[m - 1 - i], stops[i]
+        if tally_min.shape[0] > 0 and not _tallies_ok(f_stop, f_vertex, split, d, node_tally,
+                                                      tally_min, tally_max):
+            continue  # the route's tallies are out of their limits: no route
         if paid_choice and all_fit:
             # counting every stop worth counting is the best choice only if it leaves no
             # special stop (tagged, or a station) uncounted and pays a station when it must

@@ -470,20 +470,6 @@ def with_span_bonuses(graph: TrackGraph, td: TrainData, cands: Candidates,
                    span=span[order])
 
 
-def with_tally_limits(td: TrainData, cands: Candidates) -> Candidates:
-    """The candidates whose visited stops' tallies (`hexrail.rules.base.StopRule.tallies`)
-    lie within the train's `tally_limits` (e.g. a mixed train runs to at least one token of each
-    type); the others are dropped. Sorted order is kept."""
-    if not td.tally_names or not len(cands):
-        return cands
-    lengths = cands.node_ptr[1:] - cands.node_ptr[:-1]
-    per_stop = td.node_tally[cands.nodes[:int(cands.node_ptr[-1])]]
-    sums = np.zeros((len(lengths), len(td.tally_names)), np.int64)
-    np.add.at(sums, np.repeat(np.arange(len(lengths)), lengths), per_stop)
-    ok_raw = ((sums >= td.tally_min) & (sums <= td.tally_max)).all(axis=1)
-    return cands.subset(np.flatnonzero(ok_raw[cands.src]))
-
-
 def with_revisits(graph: TrackGraph, td: TrainData, cands: Candidates) -> Candidates:
     """The candidates that run to a revisit stop twice legally (`hexrail.rules.base.Revisit`),
     and every other one; sorted order kept.
