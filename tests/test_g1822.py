@@ -94,6 +94,16 @@ def test_the_destination_bonus_goes_to_one_route_and_the_mail_contract_is_a_subs
     assert (plan.revenue, plan.subsidy) == (70, (50 + 20) // 2)
 
 
+def test_a_lone_trains_bonus_may_go_to_a_route_worth_less_than_its_best():
+    # X in A3 with one 2-train: A3-A5 (70) is its best route, but A3-A1 (60) earns the
+    # destination bonus (50): only routes within that bonus of the best are kept, not the best
+    hexes = line_hexes(CELLS, {"A3": [X]})
+    dest = {"destination_bonus": {"home_node": "A3-0", "destination_node": "A1-0",
+                                  "amount_by_train": {"2-0": 50}}}
+    plan = solve_checked(doc(hexes, [{"id": "2-0", "spec": "2"}], dest))
+    assert plan.revenue == 60 + 50 and plan.optimal and bonus_names(plan) == {"destination": 50}
+
+
 def test_what_is_not_built_is_refused_with_the_reason():
     local = {"rows": [{"nodes": ["city"], "pay": 1, "visit": 1}]}
     two = doc(line_hexes(CELLS), [{"id": "L-0", "spec": local}, {"id": "L-1", "spec": local}],

@@ -95,7 +95,8 @@ def test_solver_equals_oracle(doc, objective):
        cut=st.integers(0, 60), data=st.data())
 def test_narrowed_walks(doc, objective, cut, data):
     """The walk's narrowed forms keep exactly what they promise: `min_value` the routes worth
-    that much, `best_only` every best route, `forbid` the routes clear of the track given.
+    that much, `best_only` every best route (and with a slack every route within it of the
+    best), `forbid` the routes clear of the track given.
     Half the time the walks bound arm 2 by the best arms from the anchor from their first
     step (`routes.ARM_AFTER`: only long walks do so otherwise, which these boards are not)."""
     _show(doc)
@@ -131,6 +132,9 @@ def _narrowed(doc, objective, cut, data):
         best = enumerate_routes(graph, td, objective=objective, best_only=True)
         top = {k for k, v in zip(_keys(full, objective), value) if v == value[0]}
         assert top <= set(_keys(best, objective)) and best.value(objective)[0] == value[0]
+        near = enumerate_routes(graph, td, objective=objective, best_only=True, slack=cut)
+        assert {k for k, v in zip(_keys(full, objective), value) if v >= least} <= set(
+            _keys(near, objective)) <= set(_keys(full, objective))
         other = full.res[data.draw(st.integers(0, len(full) - 1))]
         clear = enumerate_routes(graph, td, objective=objective, forbid=other)
         assert sorted(_keys(clear, objective)) == sorted(

@@ -74,7 +74,9 @@ def prepare(position: Any, *, objective: str = "income", deadline: float | None 
     With `narrow`, where the plan's value is the sum of its routes' values, only the routes
     that can be in a plan worth at least a floor are kept: `floor`, or else the value of a
     greedy plan (`Prepared.floor` says which). A plan that is worth that much has all its
-    routes among them, since no other train adds more than its best route.
+    routes among them, since no other train adds more than its best route. So is a lone
+    train's plan where its route may earn bonuses paid once per round: its routes within
+    those bonuses at their most (`once_extra`) of its best are kept.
     """
     if objective not in OBJECTIVES:
         raise HexrailError(f"objective must be one of {OBJECTIVES}", where="objective")
@@ -100,9 +102,13 @@ def prepare(position: Any, *, objective: str = "income", deadline: float | None 
     hex_subsidy = [profile.hex_subsidy(pos, t) for t in pos.trains]
     set_role = [profile.set_role(pos, t) for t in pos.trains]
     idle = {g for g, t in first.items() if profile.may_run(pos, trains[t].train)}
+    # A lone train earning bonuses paid once per round (to one route each) is narrowed too:
+    # its plan is one route with them, so only routes within their most of its best count.
+    lone = sum(groups[t] not in idle for t in range(len(trains))) == 1
+    once = once_extra(trains) if lone else 0
     additive = (narrow and len(graphs) == 1 and not rules.must_use and not (
         rules.stops_pay_once or rules.max_bypass > 1 or any(hex_subsidy) or any(set_role))
-        and not any(td.cyclic_runs or td.span_bonuses or td.revisits
+        and not any(td.cyclic_runs or (td.span_bonuses and not lone) or td.revisits
                     for td in trains))
     least: dict[int, int | None] = {g: None for g in first}
     best: dict[int, Candidates] = {}
@@ -119,7 +125,9 @@ def prepare(position: Any, *, objective: str = "income", deadline: float | None 
         busy = len(first) - len(idle)
         floor, least, best, greedy = least_values(next(iter(graphs.values())), trains, groups,
                                                   first, idle, rules.max_bypass == 1, objective,
-                                                  share(deadline, 2 if busy > 1 else 1), floor)
+                                                  share(deadline, 2 if busy > 1 else 1), floor,
+                                                  once)
+        least = {g: v - once for g, v in least.items()}
     else:
         floor = None
     cache: dict[int, Candidates] = {}
@@ -135,8 +143,9 @@ def prepare(position: Any, *, objective: str = "income", deadline: float | None 
         graph = graphs[trains[t].train.spec.track]
         if g in idle:
             cache[g] = no_routes(graph.chain_res.shape[1])
-        elif g in best and len(best[g]) and least[g] >= best[g].value(objective)[0]:
-            cache[g] = best[g]  # only best routes are wanted, and the search kept them all
+        elif g in best and len(best[g]) and least[g] >= best[g].value(objective)[0] - once:
+            # only best routes are wanted (within `once` of the best), and the search kept them
+            cache[g] = with_span_bonuses(graph, trains[t], best[g], objective)
         else:
             partners = [Partner(cache[h], cache[h].value(objective), least[h])
                         for h in first if h != g and h not in idle] if g == last else []
@@ -165,10 +174,25 @@ def prepare(position: Any, *, objective: str = "income", deadline: float | None 
                 cache[g] = cache[g].subset(np.flatnonzero(sides_used(cache[g], masks).sum(axis=1) <= 1))
     candidates = [cache[g] for g in groups]
     timings["enumerate"] = time.perf_counter() - t1
-    bounds = [route_bound(td, best.get(g), objective) for td, g in zip(trains, groups)] \
+    bounds = [route_bound(td, best.get(g), objective) for td, g in zip(trains, groups)] + [once] \
         if additive else None
     return Prepared(pos, profile, rules, graphs, trains, candidates, groups, objective, timings,
                     hex_subsidy, set_role, floor, route_bounds=bounds)
+
+
+def once_extra(trains: list[TrainData]) -> int:
+    """At most what the bonuses paid once per round (`TrainData.span_bonuses`, told apart by
+    name) add to a plan beyond its routes: each its most, on a route visiting as many stops
+    as any of the trains can."""
+    most: dict[str, int] = {}
+    for td in trains:
+        stop = td.node_kidx >= 0
+        # a route's visits: the units of its distance, and the stops costing none or optional
+        visits = min(int(stop.sum()), int(td.visit_cap[-1]) + int(
+            (stop & ((td.node_cost == 0) | (td.node_optional != 0))).sum()))
+        for b in td.span_bonuses:
+            most[b.name] = max(most.get(b.name, 0), b.at_most(visits))
+    return sum(most.values())
 
 
 def _routes_of(graph: TrackGraph, td: TrainData, deadline: float | None, objective: str,

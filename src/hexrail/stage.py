@@ -47,7 +47,8 @@ class Prepared:
     # (`payable_stops`)? Only to bound the best plan.
     relax_optional: bool = False
     # Where a plan is worth the sum of its routes: per train, at most what its route earns
-    # (its best route where the walk for it finished, else its walk's bound); None: unknown.
+    # (its best route where the walk for it finished, else its walk's bound), and last what
+    # bonuses paid once per round add at most (`solve.once_extra`); None: unknown.
     route_bounds: list[int] | None = None
 
     @property

@@ -1217,7 +1217,8 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
 
     ``thr[0]``: only routes worth at least this to the objective are written (the others cost
     a few additions each: the walk keeps running tallies, see `_tally`); with ``thr[1] = 1``
-    it rises to each route written, so the routes written include every best route. ``thr[2]``
+    it rises to each route written less ``thr[5]``, so the routes written include every route
+    worth as much as the best less that. ``thr[2]``
     to ``thr[4]``, and `arm_best`: routes walked worthier arm first (below). No route uses
     a resource in the bitset `forbid` (another train's track).
 
@@ -1742,7 +1743,7 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
         if worth + bon < want:
             continue
         if thr[1]:
-            thr[0] = worth + bon
+            thr[0] = max(thr[0], worth + bon - thr[5])
         for w in range(words):
             res[w] = 0
         nc = 0

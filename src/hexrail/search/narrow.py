@@ -20,7 +20,7 @@ from hexrail.search.routes import Candidates, enumerate_routes, no_routes
 
 def least_values(graph: TrackGraph, trains: list[TrainData], groups: list[int],
                   first: dict[int, int], idle: set[int], one_bypass: bool, objective: str,
-                  deadline: float | None, floor: int | None
+                  deadline: float | None, floor: int | None, slack: int = 0
                   ) -> tuple[int, dict[int, int], dict[int, Candidates], dict[int, Candidates]]:
     """The plan floor (`floor`, or a greedy plan's value); per group of identical trains the
     least value a route of theirs needs to be in a plan worth that much (the floor less the
@@ -29,12 +29,13 @@ def least_values(graph: TrackGraph, trains: list[TrainData], groups: list[int],
     time limit cuts the later walks short, they keep that plan within reach).
 
     With a `deadline`, the walks share the time to it: each gets an equal part of what is
-    left for the walks still to come, so that none starves."""
+    left for the walks still to come, so that none starves. A group's best routes hold every
+    route within `slack` of its best (`enumerate_routes`)."""
     work = [g for g in first if g not in idle]
     best = {g: no_routes(graph.chain_res.shape[1]) for g in idle}
     for k, g in enumerate(work):
         best[g] = enumerate_routes(graph, trains[first[g]], objective=objective, best_only=True,
-                                   deadline=share(deadline, len(work) - k))
+                                   deadline=share(deadline, len(work) - k), slack=slack)
     tops = [int(best[g].value(objective)[0]) if len(best[g]) else 0 for g in groups]
     greedy: dict[int, Candidates] = {}
     if floor is None:

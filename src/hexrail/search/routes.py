@@ -173,7 +173,7 @@ def enumerate_routes(graph: TrackGraph, td: TrainData, *, deadline: float | None
                      objective: str = "income", max_routes: int = MAX_ROUTES,
                      min_value: int | None = None, best_only: bool = False,
                      forbid: np.ndarray | None = None, partners: list[Partner] = (),
-                     plan_floor: np.ndarray | None = None) -> Candidates:
+                     plan_floor: np.ndarray | None = None, slack: int = 0) -> Candidates:
     """Every legal route of the train `td` on `graph`, best first.
 
     With a `deadline` (a ``time.perf_counter()`` value) the walk stops soon after it passes;
@@ -181,7 +181,8 @@ def enumerate_routes(graph: TrackGraph, td: TrainData, *, deadline: float | None
 
     Narrower walks, for the solver: `min_value` keeps only the routes worth at least that to
     the objective the train's weights were lowered for; `best_only` keeps only routes at least
-    as good as every one before them (so the result holds every best route); `forbid` is a
+    as good as every one before them less `slack` (so the result holds every route worth as
+    much as the best less `slack`); `forbid` is a
     resource bitset (track another train holds) no route may use.
 
     With `partners` (the other trains' routes, where a plan is worth the sum of its routes and
@@ -206,8 +207,8 @@ def enumerate_routes(graph: TrackGraph, td: TrainData, *, deadline: float | None
     # narrowed, a route's worthier arm is walked first (`K.enumerate_anchor`, ``thr[2:]``)
     by_worth = td.arm_extra >= 0 and (min_value is not None or best_only)
     thr = np.array([NO_THRESHOLD if min_value is None else min_value, best_only, by_worth,
-                    max(td.arm_extra, 0), max(td.arm_extra - int(td.hex_track_bonus.sum()), 0)],
-                   np.int64)
+                    max(td.arm_extra, 0), max(td.arm_extra - int(td.hex_track_bonus.sum()), 0),
+                    slack], np.int64)
     forbid = np.zeros(words, np.uint64) if forbid is None else \
         np.ascontiguousarray(forbid[:words], np.uint64)
     # The kernel's inputs by name (`K.TrackArrays`, ...), handed over as plain tuples: numba
