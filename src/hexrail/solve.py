@@ -186,6 +186,8 @@ def once_extra(trains: list[TrainData]) -> int:
     as any of the trains can."""
     most: dict[str, int] = {}
     for td in trains:
+        if not td.span_bonuses:
+            continue  # (most trains: nothing to weigh per solve)
         stop = td.node_kidx >= 0
         # a route's visits: the units of its distance, and the stops costing none or optional
         visits = min(int(stop.sum()), int(td.visit_cap[-1]) + int(
