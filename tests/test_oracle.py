@@ -28,7 +28,7 @@ import hexrail
 from hexrail.errors import HexrailError
 from hexrail.oracle import reference_routes, reference_solve
 from hexrail.model.trains import parse_spec
-from hexrail.search import routes
+from hexrail.search import narrow, routes
 from hexrail.search.routes import Partner, enumerate_routes
 from hexrail.solve import prepare
 
@@ -177,6 +177,43 @@ def _beside_a_partner(prep, t, objective, least, cut, data):
               if v >= least and (not cut_by_partner or max(their_least - 1, 0) >= floor - v or any(
                   w >= floor - v and not (r & q).any() for w, q in zip(listed, listed_res)))]
     assert sorted(_keys(walked, objective)) == sorted(wanted)
+
+
+@ORACLE
+@given(doc=positions(free_stops=FREE_STOPS, max_hexes=8, max_trains=2),
+       objective=st.sampled_from(["income", "revenue"]), steps=st.integers(1, 200),
+       cap=st.integers(1, 40))
+def test_a_listing_walk_keeps_every_route_a_plan_needs(doc, objective, steps, cap):
+    """A train of unlimited distance walked beside others lists, in its one walk, every route
+    worth its least (`narrow.least_values(listing=True)`), its threshold rising with the plan
+    floor at each pause: pausing every few steps, and giving up the listing past a few
+    routes, it still keeps exactly those routes, and the solver the oracle's optimum."""
+    doc = {**doc, "trains": ["D", *doc["trains"]]}
+    _show(doc)
+    saved = routes.STEPS, routes.ARM_AFTER, narrow.LIST_CAP
+    routes.STEPS = routes.ARM_AFTER = steps
+    narrow.LIST_CAP = cap
+    try:
+        prep = prepare(doc, objective=objective)
+        first = {t: t for t in range(len(prep.trains))}
+        walks = [prep.trains[t] for t in first]
+        graph = prep.graph_of(0)
+        floor, least, best, _, listed = narrow.least_values(
+            graph, walks, list(first), first, set(), False, objective, None, None, listing=True)
+        plain = narrow.least_values(graph, walks, list(first), first, set(), False, objective,
+                                    None, None)
+        _compare(doc, objective)
+    finally:
+        routes.STEPS, routes.ARM_AFTER, narrow.LIST_CAP = saved
+    expected = reference_solve(doc, objective=objective, max_routes=MAX_ROUTES)
+    # (each floor a plan's: no more than the best plan, no less than the greedy one)
+    assert plain[0] <= floor <= expected.value
+    for t, full in enumerate(prep.candidates):
+        value = full.value(objective)
+        assert len(best[t]) == len(full) == 0 or best[t].value(objective)[0] == value[0]
+        if t in listed:
+            assert sorted(_keys(listed[t], objective)) == sorted(
+                k for k, v in zip(_keys(full, objective), value) if v >= least[t])
 
 
 def _keys(cands, objective: str) -> list[tuple]:

@@ -119,30 +119,34 @@ def prepare(position: Any, *, objective: str = "income", deadline: float | None 
     floor_may_rise = floor is None and not (
         rules.home_route or rules.intersect or rules.connection or rules.exclusive_sides
         or any(k < len(pos.trains) for _, k in rules.regions))
+    busy = len(first) - len(idle)
+    # Where every train is alone in its group and routes share no track, the train with the
+    # best route walks last, beside the others' routes (`enumerate_routes(partners=...)`).
+    partnered = (len(first) == len(groups) and busy >= 2 and not rules.share_track
+                 and len({profile.track_group(pos, td.train) for td in trains}) == 1)
+    listed: dict[int, Candidates] = {}
     if additive and trains:
         # with a time limit and more than one train to walk, half the time is kept for the
         # walks below, which find the plans the greedy one misses
-        busy = len(first) - len(idle)
-        floor, least, best, greedy = least_values(next(iter(graphs.values())), trains, groups,
-                                                  first, idle, rules.max_bypass == 1, objective,
-                                                  share(deadline, 2 if busy > 1 else 1), floor,
-                                                  once)
+        floor, least, best, greedy, listed = least_values(
+            next(iter(graphs.values())), trains, groups, first, idle, rules.max_bypass == 1,
+            objective, share(deadline, 2 if busy > 1 else 1), floor, once,
+            listing=partnered and floor_may_rise)
         least = {g: v - once for g, v in least.items()}
     else:
         floor = None
     cache: dict[int, Candidates] = {}
-    # Where every train is alone in its group and routes share no track, the train with the
-    # best route walks last, beside the others' routes (`enumerate_routes(partners=...)`).
-    last = max((g for g in first if g not in idle), default=None,
+    # (a train whose every route worth its least was listed walks no more)
+    last = max((g for g in first if g not in idle and g not in listed), default=None,
                key=lambda g: best[g].value(objective)[0] if len(best[g]) else 0) if (
-        floor is not None and len(first) == len(groups) and len(first) - len(idle) >= 2
-        and not rules.share_track
-        and len({profile.track_group(pos, td.train) for td in trains}) == 1) else None
+        floor is not None and partnered) else None
     walks = sorted(first.items(), key=lambda item: item[0] == last)
     for k, (g, t) in enumerate(walks):
         graph = graphs[trains[t].train.spec.track]
         if g in idle:
             cache[g] = no_routes(graph.chain_res.shape[1])
+        elif g in listed:
+            cache[g] = with_span_bonuses(graph, trains[t], listed[g], objective)
         elif g in best and len(best[g]) and least[g] >= best[g].value(objective)[0] - once:
             # only best routes are wanted (within `once` of the best), and the search kept them
             cache[g] = with_span_bonuses(graph, trains[t], best[g], objective)

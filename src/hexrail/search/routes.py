@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from itertools import combinations
 
@@ -173,7 +174,8 @@ def enumerate_routes(graph: TrackGraph, td: TrainData, *, deadline: float | None
                      objective: str = "income", max_routes: int = MAX_ROUTES,
                      min_value: int | None = None, best_only: bool = False,
                      forbid: np.ndarray | None = None, partners: list[Partner] = (),
-                     plan_floor: np.ndarray | None = None, slack: int = 0) -> Candidates:
+                     plan_floor: np.ndarray | None = None, slack: int = 0,
+                     watch: Callable[[np.ndarray, list, int], None] | None = None) -> Candidates:
     """Every legal route of the train `td` on `graph`, best first.
 
     With a `deadline` (a ``time.perf_counter()`` value) the walk stops soon after it passes;
@@ -191,6 +193,12 @@ def enumerate_routes(graph: TrackGraph, td: TrainData, *, deadline: float | None
     worth that much. With one partner and ``plan_floor[1]`` set the floor rises, in place, to
     the best plan of a route and a partner route found (its plan rules unchecked, like a
     greedy plan's).
+
+    `watch`, if given, is called as ``watch(thr, buffers, n)`` whenever the walk pauses (every
+    `STEPS` steps, or when a buffer fills): the `n` routes written so far are in the buffers
+    (`K.RouteBuffers`, unsorted), and the walk goes on keeping only the routes worth at least
+    ``thr[0]``, which the watcher may raise (never lower) or, with ``thr[1]``, the best less
+    ``thr[5]``.
     """
     words = graph.chain_res.shape[1]
     depth_cap = 2 * graph.n_vertices + 4
@@ -229,6 +237,8 @@ def enumerate_routes(graph: TrackGraph, td: TrainData, *, deadline: float | None
                 walk, ARM_AFTER if first else STEPS, thr, forbid, partner, arms)
             if status == K.OK:
                 break
+            if watch is not None:
+                watch(thr, bufs, n_out)
             if status == K.PAUSE and first:
                 # a long walk: the best arms from the anchor cost little beside it
                 arms = _arm_best(td, track, int(anchor))
