@@ -115,6 +115,7 @@ def _board(pos: Position, lets_by: frozenset[str]) -> tuple:
     sizes: list[int] = []
     anchors: list[int] = []
     bypassed: list[int] = []
+    groups: dict[int, tuple[str, ...]] = {}
     base = 0
     for h in pos.hexes:
         facts = _hex_facts(h)
@@ -122,6 +123,8 @@ def _board(pos: Position, lets_by: frozenset[str]) -> tuple:
         sizes.append(n)
         if not n:
             continue
+        for k, names in facts.groups:
+            groups[base + k] = names
         plain = facts.plain.get(colors)
         if plain is None:
             plain = facts.plain[colors] = _with_plain(facts, colors)
@@ -147,6 +150,7 @@ def _board(pos: Position, lets_by: frozenset[str]) -> tuple:
     node_at = np.repeat(np.arange(len(sizes), dtype=np.int64), sizes)
     for a in (*arrays, node_at):  # shared by every train's columns (which copy what a title may change)
         a.setflags(write=False)
+    pos.derived(("tile groups",), lambda _: groups)  # (`node_groups`, from the same pass)
     return (*arrays, tuple(chain.from_iterable(refs)), node_at)
 
 
