@@ -122,7 +122,7 @@ def prepare(position: Any, *, objective: str = "income", deadline: float | None 
     busy = len(first) - len(idle)
     # Where every train is alone in its group and routes share no track, the train with the
     # best route walks last, beside the others' routes (`enumerate_routes(partners=...)`).
-    partnered = (len(first) == len(groups) and busy >= 2 and not rules.share_track
+    partnered = (additive and len(first) == len(groups) and busy >= 2 and not rules.share_track
                  and len({profile.track_group(pos, td.train) for td in trains}) == 1)
     listed: dict[int, Candidates] = {}
     if additive and trains:
