@@ -19,12 +19,15 @@ from hexrail.io.native import load_position
 from hexrail.model.position import Position
 from hexrail.plan import Plan, RoutePlan, RouteSet, plan_route
 from hexrail.rules import ruled
-from hexrail.rules.base import VisitAllBonus, VisitBonus
+from hexrail.rules.base import PlanRules, VisitAllBonus, VisitBonus
 from hexrail.search.narrow import least_values, share
+from hexrail.search.relax import applies as relax_applies
+from hexrail.search.relax import relaxed_plan_apart, track_of
 from hexrail.search.rows import placed_pay
 from hexrail.search.routes import (
     Candidates,
     Partner,
+    _track_view,
     enumerate_routes,
     no_routes,
     with_cyclic_runs,
@@ -68,7 +71,8 @@ def forget_tracks() -> None:
 
 
 def prepare(position: Any, *, objective: str = "income", deadline: float | None = None,
-            narrow: bool = False, floor: int | None = None) -> Prepared:
+            narrow: bool = False, floor: int | None = None,
+            relax_at: float | None = None) -> Prepared:
     """Compile the position and enumerate every train's candidate routes.
 
     With `narrow`, where the plan's value is the sum of its routes' values, only the routes
@@ -77,6 +81,9 @@ def prepare(position: Any, *, objective: str = "income", deadline: float | None 
     routes among them, since no other train adds more than its best route. So is a lone
     train's plan where its route may earn bonuses paid once per round: its routes within
     those bonuses at their most (`once_extra`) of its best are kept.
+
+    Where such a plan may also be bounded by a model of track (`Prepared.relaxable`), the
+    walks stop at `relax_at` (a `time.perf_counter` time) too.
     """
     if objective not in OBJECTIVES:
         raise HexrailError(f"objective must be one of {OBJECTIVES}", where="objective")
@@ -110,6 +117,11 @@ def prepare(position: Any, *, objective: str = "income", deadline: float | None 
         rules.stops_pay_once or rules.max_bypass > 1 or any(hex_subsidy) or any(set_role))
         and not any(td.cyclic_runs or (td.span_bonuses and not lone) or td.revisits
                     for td in trains))
+    relaxable = additive and len({profile.track_group(pos, td.train) for td in trains}) == 1 \
+        and relax_applies([td for t, td in enumerate(trains) if groups[t] not in idle], rules,
+                          objective)
+    if relaxable and relax_at is not None:
+        deadline = relax_at if deadline is None else min(deadline, relax_at)
     least: dict[int, int | None] = {g: None for g in first}
     best: dict[int, Candidates] = {}
     greedy: dict[int, Candidates] = {}
@@ -171,17 +183,22 @@ def prepare(position: Any, *, objective: str = "income", deadline: float | None 
                 # one's: should no plan that good keep them, `solve` walks again from the
                 # best that does)
                 floor = int(raised[0])
-    if rules.exclusive_sides:  # no route uses two sides of one such rule either
-        for g, t in first.items():
-            graph = graphs[trains[t].train.spec.track]
-            for masks in side_masks(graph, pos, rules):
-                cache[g] = cache[g].subset(np.flatnonzero(sides_used(cache[g], masks).sum(axis=1) <= 1))
+    for g, t in first.items():
+        cache[g] = _one_side_each(graphs[trains[t].train.spec.track], pos, rules, cache[g])
     candidates = [cache[g] for g in groups]
     timings["enumerate"] = time.perf_counter() - t1
     bounds = [route_bound(td, best.get(g), objective) for td, g in zip(trains, groups)] + [once] \
         if additive else None
     return Prepared(pos, profile, rules, graphs, trains, candidates, groups, objective, timings,
-                    hex_subsidy, set_role, floor, route_bounds=bounds)
+                    hex_subsidy, set_role, floor, route_bounds=bounds, relaxable=relaxable)
+
+
+def _one_side_each(graph: TrackGraph, pos: Position, rules: PlanRules,
+                   routes: Candidates) -> Candidates:
+    """`routes` but those using two sides of one `PlanRules.exclusive_sides` rule."""
+    for masks in side_masks(graph, pos, rules) if rules.exclusive_sides else ():
+        routes = routes.subset(np.flatnonzero(sides_used(routes, masks).sum(axis=1) <= 1))
+    return routes
 
 
 def once_extra(trains: list[TrainData]) -> int:
@@ -436,12 +453,45 @@ def solve(position: Any, time_limit: float | None = None, *, objective: str = "i
     True
     """
     start = time.perf_counter()
+    end = None if time_limit is None else start + time_limit
+    # Most positions are proven in milliseconds. One that is not after RELAX_AFTER seconds of
+    # search, and whose plans a model of track bounds (`search.relax`), is tried as that
+    # model, then searched again in full if that proves nothing.
+    relax = time_limit is None or time_limit > 2 * RELAX_AFTER
+    prep, sel = _search(position, time_limit, objective, start, RELAX_AFTER if relax else None)
+    plan = _plan(prep, sel, start)
+    if plan.optimal or not (relax and prep.relaxable) or (prep.complete and sel.optimal):
+        return plan
+    bound, walked = _relaxed(prep, end)
+    plans = [plan]
+    if walked is not None:
+        plans.append(_plan(*walked, start, bound=bound, proven=True))
+        if plans[-1].optimal:
+            return plans[-1]
+    again = time.perf_counter()
+    left = None if end is None else max(end - again, 0.01)
+    plans.append(_plan(*_search(position, left, objective, again), start, bound=bound))
+    return _best(plans, start)
+
+
+RELAX_AFTER = 1.0  # seconds of search after which a position is tried as a model (`solve`)
+RELAX_LIMIT = 60.0  # seconds the model may take at most
+
+
+def _search(position: Any, time_limit: float | None, objective: str, start: float,
+            relax_after: float | None = None) -> tuple[Prepared, Selection]:
+    """The walks and the combiner, within `time_limit` seconds from `start`; within
+    `relax_after` seconds where a model of track may bound the plan (`Prepared.relaxable`)."""
     deadline = None if time_limit is None else \
         start + time_limit - min(PLAN_SHARE * time_limit, PLAN_MARGIN)
     # The walk stops early enough to leave the rest of the call (sorting what it found, the
     # plan rules' tables over the candidates, the combiner) a share of the limit.
     walk_deadline = None if time_limit is None else start + ENUMERATE_SHARE * time_limit
-    prep = prepare(position, objective=objective, deadline=walk_deadline, narrow=True)
+    relax_at = None if relax_after is None else start + ENUMERATE_SHARE * relax_after
+    prep = prepare(position, objective=objective, deadline=walk_deadline, narrow=True,
+                   relax_at=relax_at)
+    if prep.relaxable and relax_after is not None:
+        deadline = min(start + relax_after, deadline or np.inf)
     t2 = time.perf_counter()
     sel = choose(prep, deadline=deadline)
     prep.timings["combine"] = time.perf_counter() - t2
@@ -450,11 +500,61 @@ def solve(position: Any, time_limit: float | None = None, *, objective: str = "i
         # floor that holds, and the routes that can beat it are all there in a second pass.
         timings = prep.timings
         prep = prepare(position, objective=objective, deadline=walk_deadline, narrow=True,
-                       floor=sel.value)
+                       floor=sel.value, relax_at=relax_at)
         t3 = time.perf_counter()
         sel = choose(prep, deadline=deadline)
         prep.timings["combine"] = timings["combine"] + time.perf_counter() - t3
         prep.timings["enumerate"] += timings["enumerate"]
+    return prep, sel
+
+
+def _relaxed(prep: Prepared, end: float | None) -> tuple[int | None, tuple | None]:
+    """The model of track's bound on every legal plan (`search.relax`; None where it found
+    none in time), and the best plan on the track of the model's best (its candidates and
+    selection), walked for real: proven the best where it is worth the bound."""
+    busy = [t for t, td in enumerate(prep.trains) if not prep.profile.may_run(prep.position, td.train)]
+    tds = [prep.trains[t] for t in busy]
+    graph = next(iter(prep.graphs.values()))
+    deadline = time.perf_counter() + RELAX_LIMIT
+    if end is not None:
+        deadline = min(deadline, end - max(PLAN_SHARE * (end - time.perf_counter()), PLAN_MARGIN))
+    got = relaxed_plan_apart(graph, tds, [_track_view(graph, td.junctions_twice)[-1] for td in tds],
+                             deadline)
+    if got is None:
+        return None, None
+    bound, found_one, chains = got
+    if not found_one:
+        return bound, None
+    # the track of the model's best plan, walked for real: its routes are legal
+    found: dict[int, Candidates] = {}
+    for t, run in zip(busy, chains):
+        walked = enumerate_routes(graph, prep.trains[t], objective=prep.objective,
+                                  forbid=track_of(graph, run))
+        g = prep.groups[t]
+        found[g] = walked if g not in found else found[g].merged(walked, prep.objective)
+    words = graph.chain_res.shape[1]
+    candidates = [_one_side_each(graph, prep.position, prep.rules, found.get(g, no_routes(words)))
+                  for g in prep.groups]
+    walked_prep = replace(prep, candidates=candidates)
+    return bound, (walked_prep, choose(walked_prep, deadline=end))
+
+
+def _best(plans: list[Plan], start: float) -> Plan:
+    """The worthiest of `plans` (found for one position), bounded by the least of their
+    bounds."""
+    worth = [p.total if p.objective == "income" else p.revenue for p in plans]
+    best = plans[int(np.argmax(worth))]
+    upper = max(min(p.upper_bound for p in plans), max(worth))
+    return replace(best, optimal=max(worth) >= upper, upper_bound=upper,
+                   timings=best.timings | {"total": round(time.perf_counter() - start, 6)})
+
+
+def _plan(prep: Prepared, sel: Selection, start: float, bound: int | None = None,
+          proven: bool = False) -> Plan:
+    """The answer: the selection's routes, priced, with the bound. `bound`: a bound on every
+    legal plan known beside the search's (`_relaxed`); with `proven`, the only one (the
+    candidates are the model's track alone)."""
+    objective = prep.objective
     routes = []
     for t in sel.order or range(len(sel.choice)):
         i = sel.choice[t]
@@ -472,9 +572,13 @@ def solve(position: Any, time_limit: float | None = None, *, objective: str = "i
     upper = sel.upper_bound if prep.complete else max(sel.upper_bound, loose_bound(prep))
     if prep.floor is not None:
         upper = max(upper, prep.floor - 1)  # a plan left out is worth less than the floor
+    if proven:
+        upper = bound  # (the candidates are the model's track only: its bound holds for all)
+    elif bound is not None:
+        upper = min(upper, bound)
     value = revenue + subsidy if objective == "income" else revenue
     # a plan that reaches the bound is proven best, however the search was cut short
-    optimal = (sel.optimal and prep.complete and not repriced) or value >= upper
+    optimal = (sel.optimal and prep.complete and not repriced and not proven) or value >= upper
     prep.timings["total"] = time.perf_counter() - start
     stats = {"candidates": {td.train.id: len(c) for td, c in zip(prep.trains, prep.candidates)},
              "combine_nodes": sel.nodes, "vertices": prep.graphs[next(iter(prep.graphs))].n_vertices

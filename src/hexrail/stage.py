@@ -50,6 +50,9 @@ class Prepared:
     # (its best route where the walk for it finished, else its walk's bound), and last what
     # bonuses paid once per round add at most (`solve.once_extra`); None: unknown.
     route_bounds: list[int] | None = None
+    # Does a model of track (`search.relax`) bound its plans? (Plans worth the sum of their
+    # routes, on one graph, in one track group, of trains `search.relax.applies` to.)
+    relaxable: bool = False
 
     @property
     def track_groups(self) -> list[str]:
