@@ -241,7 +241,7 @@ def _recorded(data: dict) -> int:
     return max(figures, default=0)
 
 
-def _check_position(data: dict, title: str) -> None:
+def _check_position(data: dict, title: str) -> hexrail.Plan:
     from hexrail.io.g18xx import plan_from_18xx_routes, position_from_18xx
 
     pos = position_from_18xx(data)
@@ -261,6 +261,7 @@ def _check_position(data: dict, title: str) -> None:
     if "revenue_rescored" in ar and not ar.get("rescore_error"):
         theirs = check_plan(pos, plan_from_18xx_routes(ar["routes"]))
         assert theirs.legal and theirs.revenue == ar["revenue_rescored"], theirs.table()
+    return plan
 
 
 def _params() -> list:

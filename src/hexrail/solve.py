@@ -456,26 +456,52 @@ def solve(position: Any, time_limit: float | None = None, *, objective: str = "i
     end = None if time_limit is None else start + time_limit
     # Most positions are proven in milliseconds. One that is not after RELAX_AFTER seconds of
     # search, and whose plans a model of track bounds (`search.relax`), is tried as that
-    # model, then searched again in full if that proves nothing.
+    # model too (`_search_and_model`).
     relax = time_limit is None or time_limit > 2 * RELAX_AFTER
     prep, sel = _search(position, time_limit, objective, start, RELAX_AFTER if relax else None)
     plan = _plan(prep, sel, start)
     if plan.optimal or not (relax and prep.relaxable) or (prep.complete and sel.optimal):
         return plan
-    bound, walked = _relaxed(prep, end)
-    plans = [plan]
-    if walked is not None:
-        plans.append(_plan(*walked, start, bound=bound, proven=True))
-        if plans[-1].optimal:
-            return plans[-1]
-    again = time.perf_counter()
-    left = None if end is None else max(end - again, 0.01)
-    plans.append(_plan(*_search(position, left, objective, again), start, bound=bound))
-    return _best(plans, start)
+    return _search_and_model(position, objective, prep, plan, start, end)
 
 
 RELAX_AFTER = 1.0  # seconds of search after which a position is tried as a model (`solve`)
-RELAX_LIMIT = 60.0  # seconds the model may take at most
+MODEL_FIRST = 8.0  # seconds the model may take first (`_search_and_model`)
+
+
+def _search_and_model(position: Any, objective: str, prep: Prepared, plan: Plan, start: float,
+                      end: float | None) -> Plan:
+    """The plan of a position that `plan` (the search's, cut short) does not prove, by the
+    model of track and the search in turn, each given twice the time of the one before (from
+    MODEL_FIRST seconds), until one proves a plan or the time runs out: some positions take
+    the search minutes and the model seconds (18USA's late game), others the reverse (long
+    trains on large boards, where the model's bound is loose), and neither is known before.
+    A position one of them proves in T seconds is proven in about 3T at most."""
+    plans = [plan]
+    bound: int | None = None
+    budget, modelled, proved = MODEL_FIRST, 0.0, False
+    while True:
+        t = time.perf_counter()
+        found, walked = _relaxed(prep, end, budget)
+        modelled += time.perf_counter() - t
+        bound = found if bound is None or found is None else min(bound, found)
+        if walked is not None:
+            plans.append(_plan(*walked, start, bound=bound, proven=True))
+            proved = plans[-1].optimal
+            if proved:
+                break
+        budget *= 2
+        again = time.perf_counter()
+        if end is not None and again >= end:
+            break
+        left = budget if end is None else min(budget, end - again)
+        plans.append(_plan(*_search(position, left, objective, again), start, bound=bound))
+        budget *= 2
+        if plans[-1].optimal or (end is not None and time.perf_counter() >= end):
+            break
+    best = _best(plans, start)
+    return replace(best, timings=best.timings | {"model": round(modelled, 6)},
+                   stats=best.stats | {"model": {"bound": bound, "proved": proved}})
 
 
 def _search(position: Any, time_limit: float | None, objective: str, start: float,
@@ -508,14 +534,16 @@ def _search(position: Any, time_limit: float | None, objective: str, start: floa
     return prep, sel
 
 
-def _relaxed(prep: Prepared, end: float | None) -> tuple[int | None, tuple | None]:
-    """The model of track's bound on every legal plan (`search.relax`; None where it found
-    none in time), and the best plan on the track of the model's best (its candidates and
-    selection), walked for real: proven the best where it is worth the bound."""
+def _relaxed(prep: Prepared, end: float | None, seconds: float
+             ) -> tuple[int | None, tuple | None]:
+    """The model of track's bound on every legal plan (`search.relax`, within `seconds` and
+    before `end`; None where it found none in time), and the best plan on the track of the
+    model's best (its candidates and selection), walked for real: proven the best where it
+    is worth the bound."""
     busy = [t for t, td in enumerate(prep.trains) if not prep.profile.may_run(prep.position, td.train)]
     tds = [prep.trains[t] for t in busy]
     graph = next(iter(prep.graphs.values()))
-    deadline = time.perf_counter() + RELAX_LIMIT
+    deadline = time.perf_counter() + seconds
     if end is not None:
         deadline = min(deadline, end - max(PLAN_SHARE * (end - time.perf_counter()), PLAN_MARGIN))
     got = relaxed_plan_apart(graph, tds, [_track_view(graph, td.junctions_twice)[-1] for td in tds],

@@ -37,9 +37,11 @@ def applies(trains: list[TrainData], rules: PlanRules, objective: str) -> bool:
     `TrainData.arm_extra` (no stop worth less than nothing, none passed unpaid) within a
     distance that ends, never run to a stop twice nor over fixed patterns, nor share track;
     no subsidy may count beside revenue; and the plan rules may only refuse plans (not rank
-    them first by what they use, as `PlanRules.must_use` does)."""
+    them first by what they use, as `PlanRules.must_use` does). (A D train's route is bounded
+    by every stop it can reach, where the hex rules end it long before: the walks, which take
+    its worthier arm first, prove those plans sooner.)"""
     return bool(trains) and not rules.share_track and not rules.must_use and all(
-        td.arm_extra >= 0 and len(td.cut_top) and not td.revisits and not td.cyclic_runs
+        td.arm_extra >= 0 and td.visit_cap[N_SUBSETS - 1] < NO_LIMIT and not td.revisits and not td.cyclic_runs
         and not td.span_bonuses and (objective == "revenue" or not td.node_subsidy.any())
         for td in trains)
 

@@ -1,0 +1,222 @@
+"""The model of track (`hexrail.search.relax`) against the oracle and the corpus.
+
+Its bound must hold for every legal plan (else `solve` would call a plan proven that is not):
+on random boards of every profile whose plans it bounds it is at least the oracle's optimum,
+and on every shared position it admits at least the solver's proven optimum. A plan proven by
+the model (its track walked for real) must be the oracle's optimum and pass the validator.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import corpus_missing, corpus_positions, position_id
+from hypothesis import given, note, settings
+from hypothesis import strategies as st
+from test_g1817 import boards_1817
+from test_g1822 import boards_1822
+from test_g1846 import boards_1846
+from test_g18usa import boards_18usa
+from test_oracle import BOARDS, BOARDS_1860, EXTRAS_BOARDS, MAX_ROUTES, ORACLE
+
+import hexrail
+from hexrail.oracle import reference_solve
+from hexrail.search import relax
+from hexrail.search.routes import _track_view
+from hexrail.solve import prepare
+from hexrail.validate import check_plan
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "benchmarks"))
+from boards import dense_board  # noqa: E402
+
+solve_module = importlib.import_module("hexrail.solve")  # (`hexrail.solve` is the function)
+
+ALL_BOARDS = st.one_of(BOARDS, EXTRAS_BOARDS, BOARDS_1860, boards_18usa(), boards_1817(),
+                       boards_1846(), boards_1822())
+OBJECTIVES = st.sampled_from(["income", "revenue"])
+
+
+@pytest.fixture(scope="module", autouse=True)
+def warm_up():
+    hexrail.solve(hexrail.example_path("demo"))
+
+
+def model_of(position, objective: str = "income", seconds: float | None = None):
+    """``(prepared, (bound, found, chains))`` of the model in this process (one worker); the
+    second None where the model does not bound the position's plans."""
+    prep = prepare(position, objective=objective, narrow=True)
+    if not prep.relaxable:
+        return prep, None
+    tds = [td for td in prep.trains if not prep.profile.may_run(prep.position, td.train)]
+    graph = next(iter(prep.graphs.values()))
+    again = [_track_view(graph, td.junctions_twice)[-1] for td in tds]
+    deadline = None if seconds is None else time.perf_counter() + seconds
+    return prep, relax.relaxed_plan(graph, tds, again, deadline, workers=1)
+
+
+def _value(plan: hexrail.Plan, objective: str) -> int:
+    return plan.total if objective == "income" else plan.revenue
+
+
+def test_the_model_bounds_every_plan_on_random_boards():
+    """Bound ≥ the oracle's optimum, on the boards the model admits (most of them: counted)."""
+    admitted = []
+
+    @ORACLE
+    @given(doc=ALL_BOARDS, objective=OBJECTIVES)
+    def run(doc, objective):
+        text = json.dumps(doc)
+        note(text)
+        prep, got = model_of(doc, objective)
+        admitted.append(got is not None)
+        if got is None:
+            return
+        bound, found, chains = got
+        expected = reference_solve(doc, objective=objective, max_routes=MAX_ROUTES)
+        assert found and bound >= expected.value, f"bound {bound}, oracle {expected.value}: {text}"
+        assert len(chains) == sum(not prep.profile.may_run(prep.position, td.train)
+                                  for td in prep.trains)
+
+    run()
+    assert sum(admitted) >= len(admitted) // 2, (sum(admitted), len(admitted))
+
+
+@contextmanager
+def _model_here():
+    """`solve` runs the model in this process, with one worker."""
+    was = solve_module.relaxed_plan_apart
+
+    def here(graph, trains, again, deadline, workers=1):
+        return relax.relaxed_plan(graph, trains, again, deadline, workers=1)
+
+    solve_module.relaxed_plan_apart = here
+    try:
+        yield
+    finally:
+        solve_module.relaxed_plan_apart = was
+
+
+def test_a_plan_proven_by_the_model_is_the_oracles():
+    """The plan `solve` takes from the model's track where the search is slow
+    (`solve._relaxed`): proven on most boards, and then the oracle's optimum; legal and paid
+    as the validator pays it on all."""
+    proven = []
+
+    @settings(ORACLE, max_examples=max(1, ORACLE.max_examples * 2 // 3))
+    @given(doc=ALL_BOARDS, objective=OBJECTIVES)
+    def run(doc, objective):
+        text = json.dumps(doc)
+        note(text)
+        prep = prepare(doc, objective=objective, narrow=True)
+        if not prep.relaxable:
+            return
+        with _model_here():
+            bound, walked = solve_module._relaxed(prep, None, 30.0)
+        plan = solve_module._plan(*walked, time.perf_counter(), bound=bound, proven=True)
+        expected = reference_solve(doc, objective=objective, max_routes=MAX_ROUTES)
+        proven.append(plan.optimal)
+        if plan.optimal:
+            assert _value(plan, objective) == expected.value == bound, \
+                f"solver {_value(plan, objective)}, oracle {expected.value}: {text}"
+        else:
+            assert _value(plan, objective) <= expected.value <= plan.upper_bound == bound, text
+        report = check_plan(doc, plan, objective=objective)
+        assert report.legal and report.revenue == plan.revenue, f"{report}\n{text}"
+
+    run()
+    assert sum(proven) >= len(proven) // 20, (sum(proven), len(proven))  # (14 of 135)
+
+
+@contextmanager
+def _model_at_once():
+    """`solve` tries the model without searching first (where its search has not proven the
+    plan at once), in this process."""
+    was = solve_module.RELAX_AFTER
+    solve_module.RELAX_AFTER = 0.0
+    try:
+        with _model_here():
+            yield
+    finally:
+        solve_module.RELAX_AFTER = was
+
+
+def test_where_the_model_proves_nothing_the_search_proves_the_plan():
+    """A model process that fails, finds nothing, or finds a plan whose track holds less than
+    its bound: the search, run again, proves the plan (long trains on a large board: the
+    search proves it in 20 ms)."""
+    doc = dense_board(120, trains=("8", "8", "10"))
+    best = hexrail.solve(doc)
+    assert best.optimal and "model" not in best.stats
+    chains = len(next(iter(prepare(doc).graphs.values())).chain_ends)
+    nothing = [np.zeros(chains, np.bool_)] * 3
+    for got in (None, (None, False, []), (5000, True, nothing)):
+        with _model_at_once():
+            solve_module.relaxed_plan_apart = lambda *a, **k: got
+            plan = hexrail.solve(doc)
+        assert plan.optimal and plan.total == plan.upper_bound == best.total
+        assert plan.stats["model"] == {"bound": got and got[0], "proved": False}
+
+
+def test_the_model_runs_in_a_process_of_its_own():
+    """`relaxed_plan_apart` (``python -m hexrail.search.relax``) gives what the model in this
+    process gives; a process that fails gives None."""
+    prep, got = model_of(hexrail.example_path("demo"))
+    tds = [td for td in prep.trains if not prep.profile.may_run(prep.position, td.train)]
+    graph = next(iter(prep.graphs.values()))
+    again = [_track_view(graph, td.junctions_twice)[-1] for td in tds]
+    apart = relax.relaxed_plan_apart(graph, tds, again, time.perf_counter() + 30, workers=2)
+    assert apart is not None and apart[:2] == got[:2] and got[1]
+    assert [c.shape for c in apart[2]] == [c.shape for c in got[2]]
+    assert relax.relaxed_plan_apart(graph, tds, "not arrays", time.perf_counter() + 30) is None
+
+
+# -- the corpus -------------------------------------------------------------------------------
+
+TITLES = ("generic", "18SJ", "1856", "1860", "1861", "1862", "1867", "1870", "1882", "1817",
+          "1846", "18USA", "1822")
+SAMPLE = 6  # positions per title in the default run
+
+
+def _corpus(sample: int | None) -> list:
+    reason = corpus_missing()
+    if reason:
+        return [pytest.param(None, None, marks=pytest.mark.skip(reason=reason), id="no-corpus")]
+    out = []
+    for title in TITLES:
+        positions = corpus_positions(title)
+        step = 1 if sample is None else max(1, len(positions) // sample)
+        out += [pytest.param(data, title, id=f"{title}-{position_id(data)}")
+                for data in positions[::step]]
+    return out
+
+
+def _bound_holds(data: dict) -> None:
+    from hexrail.io.g18xx import position_from_18xx
+
+    from test_g18usa import HEAVY, _key
+    if _key(data) in HEAVY:
+        pytest.skip("an 18USA heavy position: test_g18usa checks it (slow)")
+    pos = position_from_18xx(data)
+    prep, got = model_of(pos, seconds=5.0)  # (cut short, its bound still holds)
+    if got is None:
+        pytest.skip("the model does not bound this position's plans")
+    plan = hexrail.solve(pos)
+    assert plan.optimal and got[0] is not None and got[0] >= plan.total, (got[0], plan.total)
+
+
+@pytest.mark.parametrize("data, title", _corpus(SAMPLE))
+def test_the_model_bounds_the_proven_optimum_on_sampled_positions(data, title, warm_solver):
+    _bound_holds(data)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("data, title", _corpus(None))
+def test_the_model_bounds_the_proven_optimum_on_every_position(data, title, warm_solver):
+    _bound_holds(data)
