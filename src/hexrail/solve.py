@@ -465,7 +465,7 @@ def solve(position: Any, time_limit: float | None = None, *, objective: str = "i
     return _search_and_model(position, objective, prep, plan, start, end)
 
 
-RELAX_AFTER = 1.0  # seconds of search after which a position is tried as a model (`solve`)
+RELAX_AFTER = 0.5  # seconds of search after which a position is tried as a model (`solve`)
 MODEL_FIRST = 8.0  # seconds the model may take first (`_search_and_model`)
 
 
