@@ -220,3 +220,52 @@ def test_the_model_bounds_the_proven_optimum_on_sampled_positions(data, title, w
 @pytest.mark.parametrize("data, title", _corpus(None))
 def test_the_model_bounds_the_proven_optimum_on_every_position(data, title, warm_solver):
     _bound_holds(data)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the parent-death signal is Linux's")
+def test_the_models_process_ends_with_its_caller(tmp_path):
+    """A caller killed mid-model (a server's worker) leaves no model process running."""
+    import os
+    import signal
+    import subprocess
+
+    script = tmp_path / "caller.py"
+    script.write_text(f"""
+import sys, time
+sys.path.insert(0, {str(Path(__file__).parents[1] / "benchmarks")!r})
+from boards import dense_board
+from hexrail.solve import prepare
+from hexrail.search import relax
+from hexrail.search.routes import _track_view
+prep = prepare(dense_board(200, trains=("8", "8", "10")), narrow=True)
+graph = next(iter(prep.graphs.values()))
+again = [_track_view(graph, td.junctions_twice)[-1] for td in prep.trains]
+print("ready", flush=True)
+relax.relaxed_plan_apart(graph, prep.trains, again, time.perf_counter() + 120)
+""")
+    caller = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    assert caller.stdout.readline().strip() == "ready"
+
+    def children() -> list[int]:
+        out = []
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == caller.pid:
+                out.append(int(stat.parent.name))
+        return out
+
+    deadline = time.monotonic() + 30
+    while not children() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    model = children()
+    assert model, "the model's process never started"
+    time.sleep(1.0)  # (the model loaded and solving)
+    os.kill(caller.pid, signal.SIGKILL)
+    caller.wait()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and Path(f"/proc/{model[0]}").exists():
+        time.sleep(0.05)
+    assert not Path(f"/proc/{model[0]}").exists(), "the model's process outlived its caller"

@@ -17,8 +17,11 @@ and a legal plan found there worth the bound is proven the best.
 
 from __future__ import annotations
 
+import ctypes
 import math
+import os
 import pickle
+import signal
 import subprocess
 import sys
 import time
@@ -218,7 +221,7 @@ def relaxed_plan_apart(graph: TrackGraph, trains: list[TrainData], again: list[n
     not take the caller down. None when the process fails or overruns."""
     left = deadline - time.perf_counter()
     # (the wall clock: the process counts its deadline from before it loads)
-    job = pickle.dumps((graph, trains, again, time.time() + left, workers))
+    job = pickle.dumps((graph, trains, again, time.time() + left, workers, os.getpid()))
     try:
         done = subprocess.run([sys.executable, "-m", "hexrail.search.relax"], input=job,
                               capture_output=True, timeout=max(left, 0.0) + GRACE, check=False)
@@ -228,10 +231,23 @@ def relaxed_plan_apart(graph: TrackGraph, trains: list[TrainData], again: list[n
 
 
 def _main() -> None:
-    graph, trains, again, wall_deadline, workers = pickle.load(sys.stdin.buffer)
+    graph, trains, again, wall_deadline, workers, caller = pickle.load(sys.stdin.buffer)
+    _end_with(caller)
     deadline = time.perf_counter() + wall_deadline - time.time()
     got = relaxed_plan(graph, trains, again, deadline, workers)
     sys.stdout.buffer.write(pickle.dumps(got))
+
+
+def _end_with(caller: int) -> None:
+    """This process ends when its caller does (a server's worker killed mid-job): Linux's
+    parent-death signal, and a caller gone already."""
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # (PR_SET_PDEATHSIG)
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != caller:
+        sys.exit(1)
 
 
 if __name__ == "__main__":
