@@ -54,11 +54,15 @@ def model_of(position, objective: str = "income", seconds: float | None = None):
     prep = prepare(position, objective=objective, narrow=True)
     if not prep.relaxable:
         return prep, None
+    deadline = None if seconds is None else time.perf_counter() + seconds
+    return prep, relax.relaxed_plan(*_job(prep), deadline, workers=1)
+
+
+def _job(prep) -> tuple[relax.Track, list[relax.Route]]:
     tds = [td for td in prep.trains if not prep.profile.may_run(prep.position, td.train)]
     graph = next(iter(prep.graphs.values()))
-    again = [_track_view(graph, td.junctions_twice)[-1] for td in tds]
-    deadline = None if seconds is None else time.perf_counter() + seconds
-    return prep, relax.relaxed_plan(graph, tds, again, deadline, workers=1)
+    return relax.Track.of(graph), [relax.Route.of(td, _track_view(graph, td.junctions_twice)[-1])
+                                   for td in tds]
 
 
 def _value(plan: hexrail.Plan, objective: str) -> int:
@@ -93,8 +97,8 @@ def _model_here():
     """`solve` runs the model in this process, with one worker."""
     was = solve_module.relaxed_plan_apart
 
-    def here(graph, trains, again, deadline, workers=1):
-        return relax.relaxed_plan(graph, trains, again, deadline, workers=1)
+    def here(track, routes, deadline, workers=1):
+        return relax.relaxed_plan(track, routes, deadline, workers=1)
 
     solve_module.relaxed_plan_apart = here
     try:
@@ -168,13 +172,11 @@ def test_the_model_runs_in_a_process_of_its_own():
     """`relaxed_plan_apart` (``python -m hexrail.search.relax``) gives what the model in this
     process gives; a process that fails gives None."""
     prep, got = model_of(dense_board(40, trains=("5", "8")))
-    tds = [td for td in prep.trains if not prep.profile.may_run(prep.position, td.train)]
-    graph = next(iter(prep.graphs.values()))
-    again = [_track_view(graph, td.junctions_twice)[-1] for td in tds]
-    apart = relax.relaxed_plan_apart(graph, tds, again, time.perf_counter() + 30, workers=2)
+    track, routes = _job(prep)
+    apart = relax.relaxed_plan_apart(track, routes, time.perf_counter() + 30, workers=2)
     assert apart is not None and apart[:2] == got[:2] and got[1]
     assert [c.shape for c in apart[2]] == [c.shape for c in got[2]]
-    assert relax.relaxed_plan_apart(graph, tds, "not arrays", time.perf_counter() + 30) is None
+    assert relax.relaxed_plan_apart(track, "not routes", time.perf_counter() + 30) is None
 
 
 # -- the corpus -------------------------------------------------------------------------------
@@ -239,9 +241,9 @@ from hexrail.search import relax
 from hexrail.search.routes import _track_view
 prep = prepare(dense_board(200, trains=("8", "8", "10")), narrow=True)
 graph = next(iter(prep.graphs.values()))
-again = [_track_view(graph, td.junctions_twice)[-1] for td in prep.trains]
+routes = [relax.Route.of(td, _track_view(graph, td.junctions_twice)[-1]) for td in prep.trains]
 print("ready", flush=True)
-relax.relaxed_plan_apart(graph, prep.trains, again, time.perf_counter() + 120)
+relax.relaxed_plan_apart(relax.Track.of(graph), routes, time.perf_counter() + 120)
 """)
     caller = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
     assert caller.stdout.readline().strip() == "ready"

@@ -22,7 +22,7 @@ from hexrail.rules import ruled
 from hexrail.rules.base import PlanRules, VisitAllBonus, VisitBonus
 from hexrail.search.narrow import least_values, share
 from hexrail.search.relax import applies as relax_applies
-from hexrail.search.relax import relaxed_plan_apart, track_of
+from hexrail.search.relax import Route, Track, relaxed_plan_apart, track_of
 from hexrail.search.rows import placed_pay
 from hexrail.search.routes import (
     Candidates,
@@ -467,6 +467,7 @@ def solve(position: Any, time_limit: float | None = None, *, objective: str = "i
 
 RELAX_AFTER = 0.5  # seconds of search after which a position is tried as a model (`solve`)
 MODEL_FIRST = 8.0  # seconds the model may take first (`_search_and_model`)
+MODEL_LEAST = 1.0  # seconds a model needs at least (its process loads in about 0.3 s)
 
 
 def _search_and_model(position: Any, objective: str, prep: Prepared, plan: Plan, start: float,
@@ -482,14 +483,15 @@ def _search_and_model(position: Any, objective: str, prep: Prepared, plan: Plan,
     budget, modelled, proved = MODEL_FIRST, 0.0, False
     while True:
         t = time.perf_counter()
-        found, walked = _relaxed(prep, end, budget)
-        modelled += time.perf_counter() - t
-        bound = found if bound is None or found is None else min(bound, found)
-        if walked is not None:
-            plans.append(_plan(*walked, start, bound=bound, proven=True))
-            proved = plans[-1].optimal
-            if proved:
-                break
+        if end is None or end - t >= MODEL_LEAST:
+            found, walked = _relaxed(prep, end, budget)
+            modelled += time.perf_counter() - t
+            bound = found if bound is None or found is None else min(bound, found)
+            if walked is not None:
+                plans.append(_plan(*walked, start, bound=bound, proven=True))
+                proved = plans[-1].optimal
+                if proved:
+                    break
         budget *= 2
         again = time.perf_counter()
         if end is not None and again >= end:
@@ -546,8 +548,8 @@ def _relaxed(prep: Prepared, end: float | None, seconds: float
     deadline = time.perf_counter() + seconds
     if end is not None:
         deadline = min(deadline, end - max(PLAN_SHARE * (end - time.perf_counter()), PLAN_MARGIN))
-    got = relaxed_plan_apart(graph, tds, [_track_view(graph, td.junctions_twice)[-1] for td in tds],
-                             deadline)
+    routes = [Route.of(td, _track_view(graph, td.junctions_twice)[-1]) for td in tds]
+    got = relaxed_plan_apart(Track.of(graph), routes, deadline)
     if got is None:
         return None, None
     bound, found_one, chains = got

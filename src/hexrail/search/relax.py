@@ -25,13 +25,18 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from hexrail.graph.track import TrackGraph
-from hexrail.graph.trains import NO_LIMIT, TrainData
-from hexrail.rules.base import PlanRules
-from hexrail.search._kernels import HARD_BLOCK, MANDATORY, N_SUBSETS, SOFT_BLOCK
+if TYPE_CHECKING:
+    from hexrail.graph.track import TrackGraph
+    from hexrail.graph.trains import TrainData
+    from hexrail.rules.base import PlanRules
+
+# (The model's own process loads numpy and ortools only: what it is given is plain arrays,
+# `Route` and `Track`, and the solver's constants are imported where those are made.)
 
 
 def applies(trains: list[TrainData], rules: PlanRules, objective: str) -> bool:
@@ -43,28 +48,95 @@ def applies(trains: list[TrainData], rules: PlanRules, objective: str) -> bool:
     them first by what they use, as `PlanRules.must_use` does). (A D train's route is bounded
     by every stop it can reach, where the hex rules end it long before: the walks, which take
     its worthier arm first, prove those plans sooner.)"""
+    from hexrail.graph.trains import NO_LIMIT
+    from hexrail.search._kernels import N_SUBSETS
+
     return bool(trains) and not rules.share_track and not rules.must_use and all(
         td.arm_extra >= 0 and td.visit_cap[N_SUBSETS - 1] < NO_LIMIT and not td.revisits and not td.cyclic_runs
         and not td.span_bonuses and (objective == "revenue" or not td.node_subsidy.any())
         for td in trains)
 
 
-def relaxed_plan(graph: TrackGraph, trains: list[TrainData], again: list[np.ndarray],
-                 deadline: float | None, workers: int = 1
+@dataclass(frozen=True)
+class Route:
+    """One train's routes as the model sees them, per node of the track: may a route pass it
+    twice (by other chains; `twice`), is it a stop (`stop`) that may end a route (`end`) and
+    that no route passes (`shut`), an anchor (`anchor`), its worth with the bonuses counted
+    per stop (`worth`), the visit units it costs (`cost`, where counted); the units a route
+    has (`units`, -1: no end), per hex its track bonus (`hex_bonus`); the bonuses a route
+    earns once, ``(amount, group, ((stops holding a tag, how many needed), ...))`` (group -1:
+    none), and the end bonus at its most."""
+
+    twice: np.ndarray
+    stop: np.ndarray
+    end: np.ndarray
+    shut: np.ndarray
+    anchor: np.ndarray
+    worth: np.ndarray
+    cost: np.ndarray
+    units: int
+    hex_bonus: np.ndarray
+    bonuses: tuple[tuple[int, int, tuple[tuple[np.ndarray, int], ...]], ...]
+    end_bonus: int
+
+    @classmethod
+    def of(cls, td: TrainData, twice: np.ndarray) -> Route:
+        from hexrail.graph.trains import NO_LIMIT
+        from hexrail.search._kernels import HARD_BLOCK, MANDATORY, N_SUBSETS, SOFT_BLOCK
+
+        stop = td.node_kidx >= 0
+        units = int(td.visit_cap[N_SUBSETS - 1])
+        bonuses = []
+        tagged = stop & (td.node_tags != 0)
+        for b in range(len(td.bonus_amount)):
+            amount = int(td.bonus_amount[b])
+            conditions = range(td.bonus_cond_ptr[b], td.bonus_cond_ptr[b + 1])
+            if amount <= 0 or (td.bonus_per_count[b] and len(conditions)):
+                continue  # (counted per stop: in `node_bound`)
+            needs = tuple((np.flatnonzero(tagged & (td.node_tags & (np.int64(1) << np.int64(
+                td.bonus_cond_tag[k])) != 0)), int(td.bonus_cond_min[k])) for k in conditions)
+            bonuses.append((amount, int(td.bonus_group[b]), needs))
+        return cls(
+            twice=np.asarray(twice, np.bool_), stop=stop, end=stop & td.node_can_end.astype(bool),
+            shut=(td.node_block == HARD_BLOCK) | ((td.node_block == SOFT_BLOCK) & (td.max_bypass == 0)),
+            anchor=td.node_anchor_rank >= 0,
+            worth=np.where(stop, td.node_weight + td.node_bound, 0),
+            cost=np.where(stop & (td.node_optional == MANDATORY), td.node_cost, 0),
+            units=units if units < NO_LIMIT else -1, hex_bonus=td.hex_track_bonus.copy(),
+            bonuses=tuple(bonuses), end_bonus=int(td.node_end_bonus.max(initial=0)))
+
+
+@dataclass(frozen=True)
+class Track:
+    """The track as the model sees it: its vertices (the first `n_nodes` are nodes), its
+    chains' ends, and the hexes each chain runs in (``chain_hexes[chain_hex_ptr[c]:...]``)."""
+
+    n_vertices: int
+    n_nodes: int
+    chain_ends: np.ndarray
+    chain_hex_ptr: np.ndarray
+    chain_hexes: np.ndarray
+
+    @classmethod
+    def of(cls, graph: TrackGraph) -> Track:
+        return cls(graph.n_vertices, graph.n_nodes, graph.chain_ends, graph.chain_hex_ptr,
+                   graph.chain_hexes)
+
+
+def relaxed_plan(track: Track, routes: list[Route], deadline: float | None, workers: int = 1
                  ) -> tuple[int | None, bool, list[np.ndarray]]:
-    """The model's best plan for `trains` on `graph` (`again[t]`: per vertex, may train t's
-    route pass it twice, by other chains): ``(bound, found, chains)``: no legal plan is worth
-    more than `bound` (None: the search found no bound by `deadline`); where `found`, per train
-    the chains of the best plan the model found (bool per chain), its best where that plan is
-    worth `bound`."""
+    """The model's best plan for the trains of `routes` on `track`: ``(bound, found,
+    chains)``: no legal plan is worth more than `bound` (None: the search found no bound by
+    `deadline`); where `found`, per train the chains of the best plan the model found (bool
+    per chain), its best where that plan is worth `bound`."""
     from ortools.sat.python import cp_model  # (0.2 s to load: only where a model is built)
 
     model = cp_model.CpModel()
-    n_chains = len(graph.chain_ends)
+    n_chains = len(track.chain_ends)
     uses: list[list] = []
     worth: list = []
-    for td, twice in zip(trains, again):
-        use, value = _route(model, graph, td, twice)
+    for route in routes:
+        use, value = _route(model, track, route)
         uses.append(use)
         worth.append(value)
     for c in range(n_chains):
@@ -81,7 +153,7 @@ def relaxed_plan(graph: TrackGraph, trains: list[TrainData], again: list[np.ndar
         solver.parameters.max_time_in_seconds = max(0.01, deadline - time.perf_counter())
     status = solver.solve(model)
     found = status in (cp_model.OPTIMAL, cp_model.FEASIBLE)
-    chains = [np.zeros(n_chains, np.bool_) for _ in trains]
+    chains = [np.zeros(n_chains, np.bool_) for _ in routes]
     if not found:
         return None, False, chains
     for t, use in enumerate(uses):
@@ -91,19 +163,16 @@ def relaxed_plan(graph: TrackGraph, trains: list[TrainData], again: list[np.ndar
     return math.floor(solver.best_objective_bound + 1e-6), True, chains
 
 
-def _route(model, graph: TrackGraph, td: TrainData,
-           twice: np.ndarray) -> tuple[list, object]:
+def _route(model, track: Track, route: Route) -> tuple[list, object]:
     """One train's route in `model`: per chain the literal of its use (None: never used), and
     the route's worth at most."""
-    n_nodes, n_vertices = graph.n_nodes, graph.n_vertices
-    ends = graph.chain_ends
-    stop = td.node_kidx >= 0
+    n_vertices, ends = track.n_vertices, track.chain_ends
     # a junction passed twice is two vertices of the circuit (one per pass), and so on
     degree = np.bincount(ends.ravel(), minlength=n_vertices)
     copies: list[list[int]] = []
     nxt = n_vertices + 1  # (n_vertices: the node closing the path)
     for v in range(n_vertices):
-        k = max(int(degree[v]) // 2, 1) if twice[v] else 1
+        k = max(int(degree[v]) // 2, 1) if route.twice[v] else 1
         copies.append([v] + list(range(nxt, nxt + k - 1)))
         nxt += k - 1
     close = n_vertices
@@ -132,15 +201,14 @@ def _route(model, graph: TrackGraph, td: TrainData,
     # a route starts and ends at stops that may end it; the closing node alone: no route
     idle = model.new_bool_var("idle")
     arcs[close, close] = [idle]
-    shut = (td.node_block == HARD_BLOCK) | ((td.node_block == SOFT_BLOCK) & (td.max_bypass == 0))
-    for v in range(n_nodes):
-        if stop[v] and td.node_can_end[v]:
+    for v in range(track.n_nodes):
+        if route.end[v]:
             start, end = model.new_bool_var(""), model.new_bool_var("")
             arcs[close, v] = [start]
             arcs[v, close] = [end]
-            if shut[v]:  # (a route may end at such a stop, never pass it)
+            if route.shut[v]:  # (a route may end at such a stop, never pass it)
                 model.add(start + end >= 1).only_enforce_if(visit[v])
-        elif shut[v]:
+        elif route.shut[v]:
             model.add(visit[v] == 0)
     circuit = []
     for (x, y), lits in arcs.items():
@@ -152,45 +220,34 @@ def _route(model, graph: TrackGraph, td: TrainData,
             model.add(sum(lits) == lit)
             circuit.append((x, y, lit))
     model.add_circuit(circuit)
-    anchors = [visit[v] for v in np.flatnonzero(td.node_anchor_rank >= 0).tolist()]
-    model.add(sum(anchors) >= 1).only_enforce_if(~idle)
-    units = int(td.visit_cap[N_SUBSETS - 1])
-    counted = [v for v in np.flatnonzero(stop).tolist() if td.node_optional[v] == MANDATORY]
-    if units < NO_LIMIT:
-        model.add(sum(int(td.node_cost[v]) * visit[v] for v in counted) <= units)
-    terms = [int(td.node_weight[v] + td.node_bound[v]) * visit[v]
-             for v in np.flatnonzero(stop).tolist() if td.node_weight[v] + td.node_bound[v] > 0]
-    chain_of = np.repeat(np.arange(len(ends)), np.diff(graph.chain_hex_ptr))
-    for h in np.flatnonzero(td.hex_track_bonus > 0).tolist():
-        held = [use[c] for c in np.unique(chain_of[graph.chain_hexes == h]).tolist()
+    model.add(sum(visit[v] for v in np.flatnonzero(route.anchor).tolist()) >= 1).only_enforce_if(~idle)
+    if route.units >= 0:
+        model.add(sum(int(route.cost[v]) * visit[v] for v in np.flatnonzero(route.cost).tolist())
+                  <= route.units)
+    terms = [int(route.worth[v]) * visit[v] for v in np.flatnonzero(route.worth > 0).tolist()]
+    chain_of = np.repeat(np.arange(len(ends)), np.diff(track.chain_hex_ptr))
+    for h in np.flatnonzero(route.hex_bonus > 0).tolist():
+        held = [use[c] for c in np.unique(chain_of[track.chain_hexes == h]).tolist()
                 if use[c] is not None]
         if held:
             ran = model.new_bool_var(f"h{h}")
             model.add(ran <= sum(held))
-            terms.append(int(td.hex_track_bonus[h]) * ran)
-    # the bonuses a route earns once (those counted per stop are in `node_bound`): each only
-    # where its route visits the stops its tags need, one of a group
+            terms.append(int(route.hex_bonus[h]) * ran)
+    # the bonuses a route earns once (those counted per stop are in its stops' worth): each
+    # only where its route visits the stops its tags need, one of a group
     groups: dict[int, list] = {}
-    tagged = stop & (td.node_tags != 0)
-    for b in range(len(td.bonus_amount)):
-        amount = int(td.bonus_amount[b])
-        conditions = range(td.bonus_cond_ptr[b], td.bonus_cond_ptr[b + 1])
-        if amount <= 0 or (td.bonus_per_count[b] and len(conditions)):
-            continue  # (counted per stop: in `node_bound`)
-        earned = model.new_bool_var(f"b{b}")
+    for amount, group, needs in route.bonuses:
+        earned = model.new_bool_var("")
         model.add_implication(earned, ~idle)
-        for k in conditions:
-            bit = np.int64(1) << np.int64(td.bonus_cond_tag[k])
-            holders = [visit[v] for v in np.flatnonzero(tagged & (td.node_tags & bit != 0)).tolist()]
-            model.add(int(td.bonus_cond_min[k]) * earned <= sum(holders))
-        if td.bonus_group[b] >= 0:
-            groups.setdefault(int(td.bonus_group[b]), []).append(earned)
+        for holders, least in needs:
+            model.add(least * earned <= sum(visit[v] for v in holders.tolist()))
+        if group >= 0:
+            groups.setdefault(group, []).append(earned)
         terms.append(amount * earned)
     for members in groups.values():
         model.add(sum(members) <= 1)
-    end = int(td.node_end_bonus.max(initial=0))
-    if end > 0:
-        terms.append(end * (1 - idle))
+    if route.end_bonus > 0:
+        terms.append(route.end_bonus * (1 - idle))
     return use, sum(terms)
 
 
@@ -210,18 +267,17 @@ def track_of(graph: TrackGraph, chains: np.ndarray) -> np.ndarray:
 
 
 RELAX_WORKERS = 8  # CP-SAT's portfolio: on two cores it proves these plans several times faster
-GRACE = 1.0  # seconds a model's process may take beyond its deadline before it is stopped
+GRACE = 0.2  # seconds a model's process may take beyond its deadline before it is stopped
 
 
-def relaxed_plan_apart(graph: TrackGraph, trains: list[TrainData], again: list[np.ndarray],
-                       deadline: float, workers: int = RELAX_WORKERS
-                       ) -> tuple[int | None, bool, list[np.ndarray]] | None:
+def relaxed_plan_apart(track: Track, routes: list[Route], deadline: float,
+                       workers: int = RELAX_WORKERS) -> tuple[int | None, bool, list[np.ndarray]] | None:
     """`relaxed_plan` in a process of its own (``python -m hexrail.search.relax``): CP-SAT
     with several workers has been seen to abort on memory errors (ortools 9.15), which must
     not take the caller down. None when the process fails or overruns."""
     left = deadline - time.perf_counter()
     # (the wall clock: the process counts its deadline from before it loads)
-    job = pickle.dumps((graph, trains, again, time.time() + left, workers, os.getpid()))
+    job = pickle.dumps((track, routes, time.time() + left, workers, os.getpid()))
     try:
         done = subprocess.run([sys.executable, "-m", "hexrail.search.relax"], input=job,
                               capture_output=True, timeout=max(left, 0.0) + GRACE, check=False)
@@ -231,10 +287,10 @@ def relaxed_plan_apart(graph: TrackGraph, trains: list[TrainData], again: list[n
 
 
 def _main() -> None:
-    graph, trains, again, wall_deadline, workers, caller = pickle.load(sys.stdin.buffer)
+    track, routes, wall_deadline, workers, caller = pickle.load(sys.stdin.buffer)
     _end_with(caller)
     deadline = time.perf_counter() + wall_deadline - time.time()
-    got = relaxed_plan(graph, trains, again, deadline, workers)
+    got = relaxed_plan(track, routes, deadline, workers)
     sys.stdout.buffer.write(pickle.dumps(got))
 
 
