@@ -486,7 +486,8 @@ def _search_and_model(position: Any, objective: str, prep: Prepared, plan: Plan,
         if end is None or end - t >= MODEL_LEAST:
             found, walked = _relaxed(prep, end, budget)
             modelled += time.perf_counter() - t
-            bound = found if bound is None or found is None else min(bound, found)
+            if found is not None:  # (a model cut short may find none: the last still holds)
+                bound = found if bound is None else min(bound, found)
             if walked is not None:
                 plans.append(_plan(*walked, start, bound=bound, proven=True))
                 proved = plans[-1].optimal
