@@ -168,6 +168,26 @@ def test_where_the_model_proves_nothing_the_search_proves_the_plan():
         assert plan.stats["model"] == {"bound": got and got[0], "proved": False}
 
 
+def test_a_later_model_that_finds_nothing_leaves_the_earlier_bound():
+    """Search and model in turn, over and over (their times cut to nothing): the first
+    model's bound stands through later models that find none."""
+    doc = dense_board(120, trains=("8", "8", "10"))
+    chains = len(next(iter(prepare(doc).graphs.values())).chain_ends)
+    answers = iter([(5000, True, [np.zeros(chains, np.bool_)] * 3)])
+    was = solve_module.MODEL_FIRST, solve_module.MODEL_LEAST
+    try:
+        solve_module.MODEL_FIRST, solve_module.MODEL_LEAST = 1e-5, 0.0
+        with _model_at_once():
+            calls = []
+            solve_module.relaxed_plan_apart = lambda *a, **k: calls.append(1) or next(answers, None)
+            plan = hexrail.solve(doc)
+    finally:
+        solve_module.MODEL_FIRST, solve_module.MODEL_LEAST = was
+    assert len(calls) >= 2, "the search proved the plan before a second model"
+    assert plan.optimal and plan.total == hexrail.solve(doc).total
+    assert plan.stats["model"] == {"bound": 5000, "proved": False}
+
+
 def test_the_model_runs_in_a_process_of_its_own():
     """`relaxed_plan_apart` (``python -m hexrail.search.relax``) gives what the model in this
     process gives; a process that fails gives None."""
