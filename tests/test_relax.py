@@ -36,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).parents[1] / "benchmarks"))
 from boards import dense_board  # noqa: E402
 
 solve_module = importlib.import_module("hexrail.solve")  # (`hexrail.solve` is the function)
+routes_module = importlib.import_module("hexrail.search.routes")
 
 ALL_BOARDS = st.one_of(BOARDS, EXTRAS_BOARDS, BOARDS_1860, boards_18usa(), boards_1817(),
                        boards_1846(), boards_1822())
@@ -90,38 +91,59 @@ def test_the_model_bounds_every_plan_on_random_boards():
     assert sum(admitted) >= len(admitted) // 2, (sum(admitted), len(admitted))
 
 
+class _Answered:
+    """A model's run that has answered `got` (or never answers), as `relax.Apart` says so; it
+    notes whether it was stopped."""
+
+    def __init__(self, got, ready: bool = True) -> None:
+        self.got, self.ready, self.stopped = got, ready, False
+
+    def done(self) -> bool:
+        return self.ready
+
+    def answer(self, timeout=None):
+        return self.got if self.ready else None
+
+    def stop(self) -> None:
+        self.stopped = True
+
+
 @contextmanager
-def _model_here():
-    """`solve` runs the model in this process, with one worker."""
-    was = solve_module.relaxed_plan_apart
+def _model_here(answer=None):
+    """`solve` runs the model in this process, with one worker, or takes `answer` (a function
+    of nothing giving an `_Answered`) for its run; each run is listed."""
+    was = solve_module.relaxed_plan_beside
+    runs = []
 
     def here(track, routes, deadline, workers=1):
-        return relax.relaxed_plan(track, routes, deadline, workers=1)
+        run = answer() if answer else _Answered(relax.relaxed_plan(track, routes, deadline, workers=1))
+        runs.append(run)
+        return run
 
-    solve_module.relaxed_plan_apart = here
+    solve_module.relaxed_plan_beside = here
     try:
-        yield
+        yield runs
     finally:
-        solve_module.relaxed_plan_apart = was
+        solve_module.relaxed_plan_beside = was
 
 
 def test_a_plan_proven_by_the_model_is_the_oracles():
-    """The plan `solve` takes from the model's track where the search is slow
-    (`solve._relaxed`): where proven (1 board in 10 of these small mixed ones, whose rules the
-    model leaves out most), the oracle's optimum; legal and paid as the validator pays it on
-    all."""
+    """The plan `solve` takes from the model's track (`ModelBeside.take`): where proven (1
+    board in 10 of these small mixed ones, whose rules the model leaves out most), the
+    oracle's optimum; legal and paid as the validator pays it on all."""
     proven = []
 
     @settings(ORACLE, max_examples=max(1, ORACLE.max_examples // 5))
     @given(doc=ALL_BOARDS, objective=OBJECTIVES)
     def run(doc, objective):
         text = _show(doc)
-        prep = prepare(doc, objective=objective, narrow=True)
-        if not prep.relaxable:
+        prep, got = model_of(doc, objective)
+        if got is None:
             return
-        with _model_here():
-            bound, walked = solve_module._relaxed(prep, None, 30.0)
-        plan = solve_module._plan(*walked, time.perf_counter(), bound=bound, proven=True)
+        beside = solve_module.ModelBeside(time.perf_counter(), None)
+        beside.offer(prep)
+        plan = beside.take(got)
+        bound = got[0]
         expected = reference_solve(doc, objective=objective, max_routes=MAX_ROUTES)
         proven.append(plan.optimal)
         if plan.optimal:
@@ -137,53 +159,81 @@ def test_a_plan_proven_by_the_model_is_the_oracles():
 
 
 @contextmanager
-def _model_at_once():
-    """`solve` tries the model without searching first (where its search has not proven the
-    plan at once), in this process."""
-    was = solve_module.RELAX_AFTER
-    solve_module.RELAX_AFTER = 0.0
+def _model_at_once(answer=None):
+    """`solve` starts the model at the first pause of its walks, which pause every few steps,
+    in this process (`_model_here`)."""
+    was = solve_module.RELAX_AFTER, routes_module.STEPS, routes_module.ARM_AFTER
+    solve_module.RELAX_AFTER, routes_module.STEPS, routes_module.ARM_AFTER = 0.0, 16, 16
     try:
-        with _model_here():
-            yield
+        with _model_here(answer) as runs:
+            yield runs
     finally:
-        solve_module.RELAX_AFTER = was
+        solve_module.RELAX_AFTER, routes_module.STEPS, routes_module.ARM_AFTER = was
 
 
 def test_where_the_model_proves_nothing_the_search_proves_the_plan():
-    """A model process that fails, finds nothing, or finds a plan whose track holds less than
-    its bound: the search, run again, proves the plan (long trains on a large board: the
-    search proves it in 20 ms)."""
+    """A model's run that fails, finds nothing, or finds a plan whose track holds less than
+    its bound: the search, going on, proves the plan (long trains on a large board)."""
     doc = dense_board(120, trains=("8", "8", "10"))
     best = hexrail.solve(doc)
     assert best.optimal and "model" not in best.stats
     chains = len(next(iter(prepare(doc).graphs.values())).chain_ends)
     nothing = [np.zeros(chains, np.bool_)] * 3
     for got in (None, (None, False, []), (5000, True, nothing)):
-        with _model_at_once():
-            solve_module.relaxed_plan_apart = lambda *a, **k: got
+        with _model_at_once(lambda: _Answered(got)) as runs:
             plan = hexrail.solve(doc)
+        assert len(runs) == 1
         assert plan.optimal and plan.total == plan.upper_bound == best.total
         assert plan.stats["model"] == {"bound": got and got[0], "proved": False}
 
 
-def test_a_later_model_that_finds_nothing_leaves_the_earlier_bound():
-    """Search and model in turn, over and over (their times cut to nothing): the first
-    model's bound stands through later models that find none."""
+def test_a_model_that_never_answers_costs_the_search_nothing_and_ends_with_it():
+    """The search goes on beside a model that never answers (after waiting for it a while),
+    proves the plan, and stops the model's run."""
     doc = dense_board(120, trains=("8", "8", "10"))
-    chains = len(next(iter(prepare(doc).graphs.values())).chain_ends)
-    answers = iter([(5000, True, [np.zeros(chains, np.bool_)] * 3)])
-    was = solve_module.MODEL_FIRST, solve_module.MODEL_LEAST
+    best = hexrail.solve(doc)
+    was = solve_module.MODEL_ALONE
+    solve_module.MODEL_ALONE = 0.0
     try:
-        solve_module.MODEL_FIRST, solve_module.MODEL_LEAST = 1e-5, 0.0
-        with _model_at_once():
-            calls = []
-            solve_module.relaxed_plan_apart = lambda *a, **k: calls.append(1) or next(answers, None)
+        with _model_at_once(lambda: _Answered(None, ready=False)) as runs:
             plan = hexrail.solve(doc)
     finally:
-        solve_module.MODEL_FIRST, solve_module.MODEL_LEAST = was
-    assert len(calls) >= 2, "the search proved the plan before a second model"
-    assert plan.optimal and plan.total == hexrail.solve(doc).total
-    assert plan.stats["model"] == {"bound": 5000, "proved": False}
+        solve_module.MODEL_ALONE = was
+    assert plan.optimal and plan.total == best.total
+    assert plan.stats["model"] == {"bound": None, "proved": False}
+    assert len(runs) == 1 and runs[0].stopped
+
+
+def test_a_model_proves_the_plan_in_the_midst_of_the_search():
+    """A model whose track holds a plan worth its bound ends the search at its next pause:
+    the plan is the search's optimum, said proven by the model."""
+    doc = dense_board(30, seed=1, trains=("5", "8"))
+    best = hexrail.solve(doc)
+    prep, got = model_of(doc)
+    assert got is not None and got[0] == best.total, "the model does not prove this board"
+    with _model_at_once() as runs:
+        plan = hexrail.solve(doc)
+    assert len(runs) == 1
+    assert plan.optimal and plan.total == best.total
+    assert plan.stats["model"] == {"bound": best.total, "proved": True}
+
+
+def test_a_search_cut_short_waits_for_the_models_answer():
+    """A search that ended unproven (here cut at once) before the model had started: the
+    model starts then (`ModelBeside.finish`), its bound bounds the plan, and its track's plan
+    is among those compared."""
+    doc = dense_board(30, seed=1, trains=("5", "8"))
+    best = hexrail.solve(doc)
+    with _model_at_once() as runs:  # (the walks pausing at once, to be cut)
+        start = time.perf_counter()
+        prep = prepare(doc, narrow=True, deadline=start)
+        sel = solve_module.choose(prep)
+        cut = solve_module._plan(prep, sel, start)
+        assert prep.relaxable and not cut.optimal
+        plan = solve_module.ModelBeside(start, None).finish(prep, sel)
+    assert len(runs) == 1
+    assert plan.optimal and plan.total == best.total
+    assert plan.stats["model"] == {"bound": best.total, "proved": True}
 
 
 def test_the_model_runs_in_a_process_of_its_own():

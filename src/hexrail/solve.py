@@ -22,9 +22,10 @@ from hexrail.rules import ruled
 from hexrail.rules.base import PlanRules, VisitAllBonus, VisitBonus
 from hexrail.search.narrow import least_values, share
 from hexrail.search.relax import applies as relax_applies
-from hexrail.search.relax import Route, Track, relaxed_plan_apart, track_of
+from hexrail.search.relax import Apart, Route, Track, track_of
 from hexrail.search.rows import placed_pay
 from hexrail.search.routes import (
+    PAUSED,
     Candidates,
     Partner,
     _track_view,
@@ -72,7 +73,7 @@ def forget_tracks() -> None:
 
 def prepare(position: Any, *, objective: str = "income", deadline: float | None = None,
             narrow: bool = False, floor: int | None = None,
-            relax_at: float | None = None) -> Prepared:
+            beside: ModelBeside | None = None) -> Prepared:
     """Compile the position and enumerate every train's candidate routes.
 
     With `narrow`, where the plan's value is the sum of its routes' values, only the routes
@@ -83,7 +84,7 @@ def prepare(position: Any, *, objective: str = "income", deadline: float | None 
     those bonuses at their most (`once_extra`) of its best are kept.
 
     Where such a plan may also be bounded by a model of track (`Prepared.relaxable`), the
-    walks stop at `relax_at` (a `time.perf_counter` time) too.
+    position is offered to the model run `beside` the walks (`ModelBeside`).
     """
     if objective not in OBJECTIVES:
         raise HexrailError(f"objective must be one of {OBJECTIVES}", where="objective")
@@ -120,8 +121,9 @@ def prepare(position: Any, *, objective: str = "income", deadline: float | None 
     relaxable = additive and len({profile.track_group(pos, td.train) for td in trains}) == 1 \
         and relax_applies([td for t, td in enumerate(trains) if groups[t] not in idle], rules,
                           objective)
-    if relaxable and relax_at is not None:
-        deadline = relax_at if deadline is None else min(deadline, relax_at)
+    if relaxable and beside is not None:
+        beside.offer(Prepared(pos, profile, rules, graphs, trains, [], groups, objective, timings,
+                              hex_subsidy, set_role, relaxable=True))
     least: dict[int, int | None] = {g: None for g in first}
     best: dict[int, Candidates] = {}
     greedy: dict[int, Candidates] = {}
@@ -456,71 +458,180 @@ def solve(position: Any, time_limit: float | None = None, *, objective: str = "i
     end = None if time_limit is None else start + time_limit
     # Most positions are proven in milliseconds. One that is not after RELAX_AFTER seconds of
     # search, and whose plans a model of track bounds (`search.relax`), is tried as that
-    # model too (`_search_and_model`).
-    relax = time_limit is None or time_limit > 2 * RELAX_AFTER
-    prep, sel = _search(position, time_limit, objective, start, RELAX_AFTER if relax else None)
-    plan = _plan(prep, sel, start)
-    if plan.optimal or not (relax and prep.relaxable) or (prep.complete and sel.optimal):
+    # model too, beside the search (`ModelBeside`).
+    beside = ModelBeside(start, end) if time_limit is None or time_limit > MODEL_LEAST else None
+    token = PAUSED.set(beside.paused if beside else None)
+    try:
+        prep, sel = _search(position, time_limit, objective, start, beside)
+    except _Proven as proven:
+        return beside.told(proven.plan)
+    except BaseException:
+        if beside:
+            beside.stop()  # (a bad position, an interrupt: the model's process ends too)
+        raise
+    finally:
+        PAUSED.reset(token)
+    plan = _plan(prep, sel, start, bound=beside.bound if beside else None)
+    if beside is None:
         return plan
-    return _search_and_model(position, objective, prep, plan, start, end)
+    if plan.optimal or not prep.relaxable:
+        beside.stop()
+        return beside.told(plan)
+    return beside.finish(prep, sel)
 
 
-RELAX_AFTER = 0.5  # seconds of search after which a position is tried as a model (`solve`)
-MODEL_FIRST = 8.0  # seconds the model may take first (`_search_and_model`)
+RELAX_AFTER = 0.4  # seconds of search after which a position is also tried as a model (`solve`)
 MODEL_LEAST = 1.0  # seconds a model needs at least (its process loads in about 0.3 s)
+MODEL_ALONE = 5.0  # seconds the search waits for the model once (`ModelBeside.paused`)
+relaxed_plan_beside = Apart  # what starts the model's run (a test runs it in its own process)
 
 
-def _search_and_model(position: Any, objective: str, prep: Prepared, plan: Plan, start: float,
-                      end: float | None) -> Plan:
-    """The plan of a position that `plan` (the search's, cut short) does not prove, by the
-    model of track and the search in turn, each given twice the time of the one before (from
-    MODEL_FIRST seconds), until one proves a plan or the time runs out: some positions take
-    the search minutes and the model seconds (18USA's late game), others the reverse (long
-    trains on large boards, where the model's bound is loose), and neither is known before.
-    A position one of them proves in T seconds is proven in about 3T at most."""
-    plans = [plan]
-    bound: int | None = None
-    budget, modelled, proved = MODEL_FIRST, 0.0, False
-    while True:
-        t = time.perf_counter()
-        if end is None or end - t >= MODEL_LEAST:
-            found, walked = _relaxed(prep, end, budget)
-            modelled += time.perf_counter() - t
-            if found is not None:  # (a model cut short may find none: the last still holds)
-                bound = found if bound is None else min(bound, found)
-            if walked is not None:
-                plans.append(_plan(*walked, start, bound=bound, proven=True))
-                proved = plans[-1].optimal
-                if proved:
-                    break
-        budget *= 2
-        again = time.perf_counter()
-        if end is not None and again >= end:
-            break
-        left = budget if end is None else min(budget, end - again)
-        plans.append(_plan(*_search(position, left, objective, again), start, bound=bound))
-        budget *= 2
-        if plans[-1].optimal or (end is not None and time.perf_counter() >= end):
-            break
-    best = _best(plans, start)
-    return replace(best, timings=best.timings | {"model": round(modelled, 6)},
-                   stats=best.stats | {"model": {"bound": bound, "proved": proved}})
+class _Proven(Exception):
+    """The model's track holds a plan worth its bound: the search ends (`ModelBeside.paused`)."""
+
+    def __init__(self, plan: Plan) -> None:
+        self.plan = plan
+
+
+class ModelBeside:
+    """The model of track (`search.relax`) run beside the search of one `solve`, in a
+    process of its own (`relax.Apart`), on the position `prepare` offers (one whose plans it
+    bounds). Some positions take the search minutes and the model seconds (18USA's late game),
+    others the reverse (long trains on large boards, where the model's bound is loose, or a
+    search that ends just after RELAX_AFTER), and neither is known before. So, at the first
+    pause of a walk RELAX_AFTER seconds in, the model starts and the search goes on for as
+    long again (while the model's process loads); then the search waits for the model, at
+    most MODEL_ALONE seconds (CP-SAT's workers take every core); then both run to the end.
+    Neither loses what it has done: a position the search proves in T seconds costs T, or
+    T + MODEL_ALONE at most; one the model proves costs what the model takes, plus RELAX_AFTER.
+
+    The model's answer is taken at the walks' next pause: the track of its best plan is walked
+    for real, and a plan there worth its bound ends the search (`_Proven`); else the bound
+    stays, to bound the search's plan. A search that proves its plan first stops the model.
+    """
+
+    def __init__(self, start: float, end: float | None) -> None:
+        self.start, self.end = start, end
+        self.at = start + RELAX_AFTER
+        self.prep: Prepared | None = None  # the position as offered (its candidates aside)
+        self.run: Apart | None = None
+        self.began = 0.0
+        self.took = 0.0  # seconds from the model's start to its answer (or its end)
+        self.bound: int | None = None
+        self.plans: list[Plan] = []  # from the model's track
+        self.proved = False
+        self.answered = False  # (its answer taken)
+        self.busy = False  # taking an answer (its walks pause too) or past the search
+        self.waited = False  # has the search waited for the model?
+
+    def offer(self, prep: Prepared) -> None:
+        self.prep = prep
+
+    def paused(self) -> None:
+        """At a walk's pause: start the model, or take its answer."""
+        if self.busy:
+            return
+        now = time.perf_counter()
+        if self.run is None:
+            if self.prep is not None and now >= self.at and (
+                    self.end is None or self.end - now >= MODEL_LEAST):
+                self._begin()
+        else:
+            if not self.waited and now >= self.began + RELAX_AFTER:
+                # the search has had as long again, beside the model's start: the model now
+                # has the machine to itself for a while (CP-SAT's workers take every core)
+                self.waited = True
+                self.run.answer(MODEL_ALONE if self.end is None else
+                                min(MODEL_ALONE, max(0.0, self.end - now)))
+            if self.run.done():
+                self.busy = True  # (one answer: the walks below pause too)
+                plan = self.take(self.run.answer())
+                if plan is not None and plan.optimal:
+                    raise _Proven(plan)
+
+    def _begin(self) -> None:
+        prep = self.prep
+        graph = next(iter(prep.graphs.values()))
+        busy = [td for td in prep.trains if not prep.profile.may_run(prep.position, td.train)]
+        routes = [Route.of(td, _track_view(graph, td.junctions_twice)[-1]) for td in busy]
+        deadline = None if self.end is None else \
+            self.end - max(PLAN_SHARE * (self.end - time.perf_counter()), PLAN_MARGIN)
+        self.began = time.perf_counter()
+        self.run = relaxed_plan_beside(Track.of(graph), routes, deadline)
+
+    def take(self, got: tuple | None) -> Plan | None:
+        """The model's answer: its bound kept, and the best plan on its best plan's track,
+        walked for real (proven the best where worth the bound)."""
+        self.took = time.perf_counter() - self.began
+        self.answered = True
+        if got is None:
+            return None
+        bound, found_one, chains = got
+        if bound is not None:
+            self.bound = bound
+        if not found_one:
+            return None
+        prep = self.prep
+        graph = next(iter(prep.graphs.values()))
+        busy = [t for t, td in enumerate(prep.trains)
+                if not prep.profile.may_run(prep.position, td.train)]
+        found: dict[int, Candidates] = {}
+        for t, run in zip(busy, chains):
+            walked = enumerate_routes(graph, prep.trains[t], objective=prep.objective,
+                                      forbid=track_of(graph, run), deadline=self.end)
+            g = prep.groups[t]
+            found[g] = walked if g not in found else found[g].merged(walked, prep.objective)
+        words = graph.chain_res.shape[1]
+        candidates = [_one_side_each(graph, prep.position, prep.rules,
+                                     found.get(g, no_routes(words))) for g in prep.groups]
+        walked_prep = replace(prep, candidates=candidates, timings=dict(prep.timings))
+        plan = _plan(walked_prep, choose(walked_prep, deadline=self.end), self.start,
+                     bound=self.bound, proven=bound is not None)
+        self.plans.append(plan)
+        self.proved = plan.optimal
+        return plan
+
+    def stop(self) -> None:
+        if self.run is not None and not self.run.done():
+            self.run.stop()
+            self.took = time.perf_counter() - self.began
+
+    def finish(self, prep: Prepared, sel: Selection) -> Plan:
+        """The plan of a position the search has not proven (cut short by the time limit or
+        its routes' cap): the model's answer, waited for until the time limit (and started
+        now, if the search ended before it had), then the best of the plans."""
+        self.busy = True
+        if self.run is None and (self.end is None or self.end - time.perf_counter() >= MODEL_LEAST):
+            self.offer(prep)
+            self._begin()
+        if self.run is not None and not self.answered:
+            left = None if self.end is None else max(0.0, self.end - time.perf_counter())
+            got = self.run.answer(left)
+            self.stop()
+            if got is not None:
+                self.take(got)
+        plans = [_plan(prep, sel, self.start, bound=self.bound)] + self.plans
+        return self.told(_best(plans, self.start))
+
+    def told(self, plan: Plan) -> Plan:
+        """`plan`, saying what the model did."""
+        if self.run is None:
+            return plan
+        return replace(plan, timings=plan.timings | {"model": round(self.took, 6)},
+                       stats=plan.stats | {"model": {"bound": self.bound, "proved": self.proved}})
 
 
 def _search(position: Any, time_limit: float | None, objective: str, start: float,
-            relax_after: float | None = None) -> tuple[Prepared, Selection]:
-    """The walks and the combiner, within `time_limit` seconds from `start`; within
-    `relax_after` seconds where a model of track may bound the plan (`Prepared.relaxable`)."""
+            beside: ModelBeside | None = None) -> tuple[Prepared, Selection]:
+    """The walks and the combiner, within `time_limit` seconds from `start`, the model of
+    track `beside` them where it may bound the plan."""
     deadline = None if time_limit is None else \
         start + time_limit - min(PLAN_SHARE * time_limit, PLAN_MARGIN)
     # The walk stops early enough to leave the rest of the call (sorting what it found, the
     # plan rules' tables over the candidates, the combiner) a share of the limit.
     walk_deadline = None if time_limit is None else start + ENUMERATE_SHARE * time_limit
-    relax_at = None if relax_after is None else start + ENUMERATE_SHARE * relax_after
     prep = prepare(position, objective=objective, deadline=walk_deadline, narrow=True,
-                   relax_at=relax_at)
-    if prep.relaxable and relax_after is not None:
-        deadline = min(start + relax_after, deadline or np.inf)
+                   beside=beside)
     t2 = time.perf_counter()
     sel = choose(prep, deadline=deadline)
     prep.timings["combine"] = time.perf_counter() - t2
@@ -529,45 +640,12 @@ def _search(position: Any, time_limit: float | None, objective: str, start: floa
         # floor that holds, and the routes that can beat it are all there in a second pass.
         timings = prep.timings
         prep = prepare(position, objective=objective, deadline=walk_deadline, narrow=True,
-                       floor=sel.value, relax_at=relax_at)
+                       floor=sel.value, beside=beside)
         t3 = time.perf_counter()
         sel = choose(prep, deadline=deadline)
         prep.timings["combine"] = timings["combine"] + time.perf_counter() - t3
         prep.timings["enumerate"] += timings["enumerate"]
     return prep, sel
-
-
-def _relaxed(prep: Prepared, end: float | None, seconds: float
-             ) -> tuple[int | None, tuple | None]:
-    """The model of track's bound on every legal plan (`search.relax`, within `seconds` and
-    before `end`; None where it found none in time), and the best plan on the track of the
-    model's best (its candidates and selection), walked for real: proven the best where it
-    is worth the bound."""
-    busy = [t for t, td in enumerate(prep.trains) if not prep.profile.may_run(prep.position, td.train)]
-    tds = [prep.trains[t] for t in busy]
-    graph = next(iter(prep.graphs.values()))
-    deadline = time.perf_counter() + seconds
-    if end is not None:
-        deadline = min(deadline, end - max(PLAN_SHARE * (end - time.perf_counter()), PLAN_MARGIN))
-    routes = [Route.of(td, _track_view(graph, td.junctions_twice)[-1]) for td in tds]
-    got = relaxed_plan_apart(Track.of(graph), routes, deadline)
-    if got is None:
-        return None, None
-    bound, found_one, chains = got
-    if not found_one:
-        return bound, None
-    # the track of the model's best plan, walked for real: its routes are legal
-    found: dict[int, Candidates] = {}
-    for t, run in zip(busy, chains):
-        walked = enumerate_routes(graph, prep.trains[t], objective=prep.objective,
-                                  forbid=track_of(graph, run))
-        g = prep.groups[t]
-        found[g] = walked if g not in found else found[g].merged(walked, prep.objective)
-    words = graph.chain_res.shape[1]
-    candidates = [_one_side_each(graph, prep.position, prep.rules, found.get(g, no_routes(words)))
-                  for g in prep.groups]
-    walked_prep = replace(prep, candidates=candidates)
-    return bound, (walked_prep, choose(walked_prep, deadline=end))
 
 
 def _best(plans: list[Plan], start: float) -> Plan:
@@ -583,7 +661,7 @@ def _best(plans: list[Plan], start: float) -> Plan:
 def _plan(prep: Prepared, sel: Selection, start: float, bound: int | None = None,
           proven: bool = False) -> Plan:
     """The answer: the selection's routes, priced, with the bound. `bound`: a bound on every
-    legal plan known beside the search's (`_relaxed`); with `proven`, the only one (the
+    legal plan known beside the search's (`ModelBeside.take`); with `proven`, the only one (the
     candidates are the model's track alone)."""
     objective = prep.objective
     routes = []

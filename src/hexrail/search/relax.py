@@ -24,6 +24,7 @@ import pickle
 import signal
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -289,26 +290,70 @@ RELAX_WORKERS = 8  # CP-SAT's portfolio: on two cores it proves these plans seve
 GRACE = 0.2  # seconds a model's process may take beyond its deadline before it is stopped
 
 
-def relaxed_plan_apart(track: Track, routes: list[Route], deadline: float,
+class Apart:
+    """`relaxed_plan` in a process of its own (``python -m hexrail.search.relax``), running
+    beside the caller until it answers, its deadline passes or `stop` ends it: CP-SAT with
+    several workers has been seen to abort on memory errors (ortools 9.15), which must not
+    take the caller down. A thread feeds the process its job and reads its answer, so the
+    caller goes on (a search, `hexrail.solve`) and asks `done` when it pauses."""
+
+    def __init__(self, track: Track, routes: list[Route], deadline: float | None,
+                 workers: int = RELAX_WORKERS) -> None:
+        left = None if deadline is None else max(deadline - time.perf_counter(), 0.0)
+        # (the wall clock: the process counts its deadline from before it loads)
+        job = pickle.dumps((track, routes, None if left is None else time.time() + left, workers,
+                            os.getpid()))
+        self._answer: tuple[int | None, bool, list[np.ndarray]] | None = None
+        self._thread: threading.Thread | None = None
+        try:
+            self._process = subprocess.Popen([sys.executable, "-m", "hexrail.search.relax"],
+                                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                             stderr=subprocess.DEVNULL)
+        except OSError:
+            return
+        self._thread = threading.Thread(target=self._talk, args=(job, left), daemon=True)
+        self._thread.start()
+
+    def _talk(self, job: bytes, left: float | None) -> None:
+        process = self._process
+        try:
+            out, _ = process.communicate(job, timeout=None if left is None else left + GRACE)
+            if process.returncode == 0:
+                self._answer = pickle.loads(out)
+        except (subprocess.SubprocessError, OSError, ValueError, pickle.UnpicklingError,
+                EOFError):
+            process.kill()
+            process.wait()
+
+    def done(self) -> bool:
+        """Has the model answered (or failed)?"""
+        return self._thread is None or not self._thread.is_alive()
+
+    def answer(self, timeout: float | None = None) -> tuple[int | None, bool, list[np.ndarray]] | None:
+        """`relaxed_plan`'s answer, waiting at most `timeout` seconds for it (None: as long as
+        it takes); None when the process failed, overran or is still at work."""
+        if self._thread is not None:
+            self._thread.join(timeout)
+        return self._answer if self.done() else None
+
+    def stop(self) -> None:
+        """End the process, wherever it is."""
+        if self._thread is not None and self._thread.is_alive():
+            self._process.kill()
+            self._thread.join()
+
+
+def relaxed_plan_apart(track: Track, routes: list[Route], deadline: float | None,
                        workers: int = RELAX_WORKERS) -> tuple[int | None, bool, list[np.ndarray]] | None:
-    """`relaxed_plan` in a process of its own (``python -m hexrail.search.relax``): CP-SAT
-    with several workers has been seen to abort on memory errors (ortools 9.15), which must
-    not take the caller down. None when the process fails or overruns."""
-    left = deadline - time.perf_counter()
-    # (the wall clock: the process counts its deadline from before it loads)
-    job = pickle.dumps((track, routes, time.time() + left, workers, os.getpid()))
-    try:
-        done = subprocess.run([sys.executable, "-m", "hexrail.search.relax"], input=job,
-                              capture_output=True, timeout=max(left, 0.0) + GRACE, check=False)
-        return pickle.loads(done.stdout) if done.returncode == 0 else None
-    except (subprocess.SubprocessError, OSError, pickle.UnpicklingError, EOFError):
-        return None
+    """`relaxed_plan` in a process of its own (`Apart`), waited for. None when the process
+    fails or overruns."""
+    return Apart(track, routes, deadline, workers).answer()
 
 
 def _main() -> None:
     track, routes, wall_deadline, workers, caller = pickle.load(sys.stdin.buffer)
     _end_with(caller)
-    deadline = time.perf_counter() + wall_deadline - time.time()
+    deadline = None if wall_deadline is None else time.perf_counter() + wall_deadline - time.time()
     got = relaxed_plan(track, routes, deadline, workers)
     sys.stdout.buffer.write(pickle.dumps(got))
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from itertools import combinations
 
@@ -147,6 +148,10 @@ def no_routes(words: int) -> Candidates:
 MAX_ROUTES = 10_000_000  # per train: past this the answer is the best found, not proven
 STEPS = 1 << 16  # walk steps between deadline checks
 
+# Called whenever a walk pauses, in this context (a solve's thread): what runs beside the
+# search looks in there (`hexrail.solve`'s model of track, which may end the search by raising).
+PAUSED: ContextVar[Callable[[], None] | None] = ContextVar("hexrail_walk_paused", default=None)
+
 
 NO_THRESHOLD = -(1 << 62)
 
@@ -227,6 +232,7 @@ def enumerate_routes(graph: TrackGraph, td: TrainData, *, deadline: float | None
     partner = _partner_arrays(graph, partners, plan_floor, depth_cap)
     n_out = n_nodes = n_chains = 0
     complete = True
+    paused = PAUSED.get()
     for anchor in td.anchors:
         state[0] = -1
         arms = _NO_ARMS
@@ -256,6 +262,8 @@ def enumerate_routes(graph: TrackGraph, td: TrainData, *, deadline: float | None
                 if n_chains + depth_cap > caps[2]:
                     caps[2] = 2 * (n_chains + depth_cap)
                 bufs = _grow(bufs, caps, words)
+            if paused is not None:
+                paused()
             if deadline is not None and time.perf_counter() > deadline:
                 complete = False
         if not complete:
