@@ -288,6 +288,7 @@ def track_of(graph: TrackGraph, chains: np.ndarray) -> np.ndarray:
 
 RELAX_WORKERS = 8  # CP-SAT's portfolio: on two cores it proves these plans several times faster
 GRACE = 0.2  # seconds a model's process may take beyond its deadline before it is stopped
+NICE = 10  # how much lower the model's process runs than its caller
 
 
 class Apart:
@@ -353,6 +354,12 @@ def relaxed_plan_apart(track: Track, routes: list[Route], deadline: float | None
 def _main() -> None:
     track, routes, wall_deadline, workers, caller = pickle.load(sys.stdin.buffer)
     _end_with(caller)
+    try:
+        # beside a search (`hexrail.solve.ModelBeside`) the search keeps its core: the model's
+        # workers take what it leaves, and every core while it waits
+        os.nice(NICE)
+    except OSError:
+        pass
     deadline = None if wall_deadline is None else time.perf_counter() + wall_deadline - time.time()
     got = relaxed_plan(track, routes, deadline, workers)
     sys.stdout.buffer.write(pickle.dumps(got))
