@@ -4,7 +4,9 @@ at run time).
 Run with ``python -m pytest benchmarks/test_bench_new_titles.py --benchmark-only -n 0``. Skips a
 title whose corpus file is absent. Positions: per title the three on which the 18xx.games
 auto-router spent longest (its time, 4 to 60 s, is recorded beside ours; at 60 s it stopped),
-among those the default test run proves.
+among those the default test run proves. Then 18USA's five heaviest, which the model of track
+proves, and the corpus's slowest positions the walks prove past `solve.RELAX_AFTER` (1861's 8
+trains), where the model runs beside them and cannot.
 """
 
 from __future__ import annotations
@@ -35,6 +37,9 @@ CASES = {
 # beside the best, and its bound
 HEAVY = {("109372.json", 1385): 980, ("109372.json", 1441): 1000, ("109372.json", 1454): 980,
          ("109372.json", 1489): 1010, ("109372.json", 1493): 990}
+# 1861's 8 trains, the walks' slowest proofs (0.4 s), just past RELAX_AFTER: the model starts
+# beside them and is stopped when they end
+BESIDE = {("167259.json", 698): 540, ("167259.json", 720): 540}
 PARAMS = [pytest.param(title, key, id=f"{title}-{case_ids({key: None})[0]}")
           for title, cases in CASES.items() for key in cases]
 
@@ -84,3 +89,11 @@ def test_heavy_18usa_within_a_time_limit(benchmark, key, limit):
         "total": plan.total, "best": HEAVY[key], "upper_bound": plan.upper_bound,
         "players": data["submitted"]["revenue"], "timings": plan.timings})
     assert plan.total <= HEAVY[key] <= plan.upper_bound
+
+
+@pytest.mark.parametrize("key", list(BESIDE), ids=case_ids(BESIDE))
+def test_proven_by_the_walks_beside_the_model(benchmark, key):
+    positions = load_cases("1861", BESIDE)
+    if key not in positions:
+        pytest.skip("1861 corpus not found")
+    bench_case(benchmark, positions[key], BESIDE[key])

@@ -43,6 +43,14 @@ class FrozenMap(Mapping):
     def __getitem__(self, key: Any) -> Any:
         return self._data[key]
 
+    # (the dict's own, not `Mapping`'s, which go through __getitem__ and an exception: rules
+    # ask these of every node's extras)
+    def get(self, key: Any, default: Any = None) -> Any:
+        return self._data.get(key, default)
+
+    def __contains__(self, key: Any) -> bool:
+        return key in self._data
+
     def __iter__(self) -> Iterator:
         return iter(self._data)
 
