@@ -424,7 +424,8 @@ T_VISIT = T_PAY + N_SUBSETS  # ... and their visit cost on the visit rows
 T_PAY_OVER = T_VISIT + N_SUBSETS  # how many kind subsets are loaded past their pay cap
 T_VISIT_OVER = T_PAY_OVER + 1  # ... past their visit cap
 T_BOUND = T_VISIT_OVER + 1  # what the per-stop bonuses of the visited stops add at most
-TALLY = T_BOUND + 1  # the array's length
+T_MUST = T_BOUND + 1  # the objective weight of the mandatory stops (those counted whenever visited)
+TALLY = T_MUST + 1  # the array's length
 
 
 @kernel(inline=True)
@@ -453,8 +454,11 @@ def _tally(tally, s, sign, node_kidx, node_cost, node_optional, node_value, node
     load on the pay rows and their visit cost on the visit rows, per kind subset (the Hall
     sums, ``T_PAY``, ``T_VISIT``), and how many subsets are over their cap (``T_PAY_OVER``,
     ``T_VISIT_OVER``). Both 0: every stop worth counting is counted and paid. And what the
-    bonuses counted per stop add at most for the visited stops (``T_BOUND``, for the walk's cut).
+    bonuses counted per stop add at most for the visited stops (``T_BOUND``, for the walk's cut),
+    and the weight of the mandatory ones (``T_MUST``, for the cut too).
     """
+    if node_optional[s] == 0:
+        tally[T_MUST] += sign * node_weight[s]
     if node_optional[s] != OPTIONAL or node_weight[s] > 0:  # worth counting
         k = node_kidx[s]
         tally[T_REVENUE] += sign * node_value[s]
@@ -1552,11 +1556,14 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
                         cnt[node_kidx[u]] -= node_cost[u]
                         continue  # too long, and longer walks through u are too
                 if has_cut:
-                    # the walk's cut: no route through u is worth what is wanted
-                    add = node_weight[u] if (node_optional[u] != OPTIONAL
-                                             or node_weight[u] > 0) else 0
+                    # the walk's cut: no route through u is worth what is wanted. The stops it
+                    # counts beyond the mandatory ones (optional ones visited, counted or not,
+                    # and those to come) take at most `left` units, one each: at most the
+                    # `left` worthiest of the board (`cut_top`), so optional stops visited add
+                    # no weight of their own (their bonuses are in T_BOUND)
+                    add = node_weight[u] if node_optional[u] == 0 else 0
                     left = n_top - 1 - (cnt[0] + cnt[1] + cnt[2] + cnt[3])
-                    add += node_bound[u] + tally[T_WEIGHT] + tally[T_BOUND]
+                    add += node_bound[u] + tally[T_MUST] + tally[T_BOUND]
                     plain = add + cut_top[left] + cut_extra if n_top > 0 else NO_CUT
                     want = thr[0]
                     if n_partners > 0 and plain >= want:
@@ -1588,14 +1595,14 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
                 # (the wanted worth rose since the last stop, the walk moved away, or its track
                 # took the other trains' best routes)
                 left = n_top - 1 - (cnt[0] + cnt[1] + cnt[2] + cnt[3])
-                plain = tally[T_WEIGHT] + tally[T_BOUND] + cut_extra + cut_top[left] \
+                plain = tally[T_MUST] + tally[T_BOUND] + cut_extra + cut_top[left] \
                     if n_top > 0 else NO_CUT
                 want = thr[0]
                 if n_partners > 0 and plain >= want:
                     want = max(want, plan_floor - _partner_bound(
                         d, d + 1, c, f_chain, partner))
                 if plain < want or (
-                        n_reach > 0 and tally[T_WEIGHT] + tally[T_BOUND] + reach_extra + _reach_cut(
+                        n_reach > 0 and tally[T_MUST] + tally[T_BOUND] + reach_extra + _reach_cut(
                             left, u, anchor if phase == 1 else -1, visited, track_cnt,
                             node_weight, node_bound, reach_order, reach_dist, reach_hexes,
                             reach_hex_amount, reach_hex_dist, reach_hex_tour) < want):
