@@ -107,6 +107,38 @@ def test_narrowed_walks(doc, objective, cut, data):
         _narrowed(doc, objective, cut, data)
 
 
+# 1861's N trains as rows: cities and offboards paid, towns riding free and filling the paid
+# places the cities leave (optional stops, counted in the units left)
+TOWNS_FILL = {"spec": {"rows": [{"nodes": ["city", "offboard", "town"], "pay": 3, "visit": 3},
+                                {"nodes": ["town"], "pay": 0, "visit": 4}]}}
+
+
+@st.composite
+def _towns_worth_most(draw):
+    """A random board whose towns are worth more than its cities, run by free-riding trains:
+    the best routes count the towns they pass."""
+    doc = draw(positions(free_stops=False))
+    doc["trains"] = [TOWNS_FILL] * draw(st.integers(1, 2))
+    for h in doc["hexes"].values():
+        for node in h.get("nodes", ()):
+            if node.get("kind") == "town":
+                r = node.get("revenue", 0)
+                node["revenue"] = {c: 5 * v for c, v in r.items()} if isinstance(r, dict) else 5 * r
+    return doc
+
+
+@ORACLE
+@given(doc=_towns_worth_most(), objective=st.sampled_from(["income", "revenue"]),
+       cut=st.integers(0, 60), data=st.data())
+def test_narrowed_walks_where_optional_stops_pay_most(doc, objective, cut, data):
+    """As `test_narrowed_walks`, where the stops a route may pass uncounted are the worthiest:
+    the walk's cut weighs the optional stops a walk has visited among the best of the units
+    left, not on top of them (`search._kernels`, ``T_MUST``), which holds only if counting
+    them takes those units."""
+    _show(doc)
+    _narrowed(doc, objective, cut, data)
+
+
 @contextmanager
 def _arms_at_once():
     saved = routes.ARM_AFTER

@@ -1560,17 +1560,22 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
                     # counts beyond the mandatory ones (optional ones visited, counted or not,
                     # and those to come) take at most `left` units, one each: at most the
                     # `left` worthiest of the board (`cut_top`), so optional stops visited add
-                    # no weight of their own (their bonuses are in T_BOUND)
-                    add = node_weight[u] if node_optional[u] == 0 else 0
+                    # no weight of their own (their bonuses are in T_BOUND). The sharper cut
+                    # counts only stops not visited: every stop visited worth counting is in
+                    # its sum (``seen``).
+                    held = node_bound[u] + tally[T_BOUND]
+                    add = held + tally[T_MUST] + (node_weight[u] if node_optional[u] == 0 else 0)
+                    seen = held + tally[T_WEIGHT] + (
+                        node_weight[u] if (node_optional[u] != OPTIONAL or node_weight[u] > 0)
+                        else 0)
                     left = n_top - 1 - (cnt[0] + cnt[1] + cnt[2] + cnt[3])
-                    add += node_bound[u] + tally[T_MUST] + tally[T_BOUND]
                     plain = add + cut_top[left] + cut_extra if n_top > 0 else NO_CUT
                     want = thr[0]
                     if n_partners > 0 and plain >= want:
                         want = max(want, plan_floor - _partner_bound(
                             d, d + 1, c, f_chain, partner))
                     if plain < want or (
-                            n_reach > 0 and add + reach_extra + _reach_cut(
+                            n_reach > 0 and seen + reach_extra + _reach_cut(
                                 left, u, anchor if phase == 1 else -1, visited, track_cnt,
                                 node_weight, node_bound, reach_order, reach_dist, reach_hexes,
                                 reach_hex_amount, reach_hex_dist, reach_hex_tour) < want) or (
@@ -1602,7 +1607,7 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
                     want = max(want, plan_floor - _partner_bound(
                         d, d + 1, c, f_chain, partner))
                 if plain < want or (
-                        n_reach > 0 and tally[T_MUST] + tally[T_BOUND] + reach_extra + _reach_cut(
+                        n_reach > 0 and tally[T_WEIGHT] + tally[T_BOUND] + reach_extra + _reach_cut(
                             left, u, anchor if phase == 1 else -1, visited, track_cnt,
                             node_weight, node_bound, reach_order, reach_dist, reach_hexes,
                             reach_hex_amount, reach_hex_dist, reach_hex_tour) < want):
