@@ -549,11 +549,17 @@ class ModelBeside:
                 if plan is not None and plan.optimal:
                     raise _Proven(plan)
 
+    def _running(self) -> list[int]:
+        """The trains of the position that run (not idle): the model's, in order."""
+        prep = self.prep
+        return [t for t, td in enumerate(prep.trains)
+                if not prep.profile.may_run(prep.position, td.train)]
+
     def _begin(self) -> None:
         prep = self.prep
         graph = next(iter(prep.graphs.values()))
-        busy = [td for td in prep.trains if not prep.profile.may_run(prep.position, td.train)]
-        routes = [Route.of(td, _track_view(graph, td.junctions_twice)[-1]) for td in busy]
+        routes = [Route.of(prep.trains[t], _track_view(graph, prep.trains[t].junctions_twice)[-1])
+                  for t in self._running()]
         deadline = None if self.end is None else \
             self.end - max(PLAN_SHARE * (self.end - time.perf_counter()), PLAN_MARGIN)
         self.began = time.perf_counter()
@@ -573,10 +579,8 @@ class ModelBeside:
             return None
         prep = self.prep
         graph = next(iter(prep.graphs.values()))
-        busy = [t for t, td in enumerate(prep.trains)
-                if not prep.profile.may_run(prep.position, td.train)]
         found: dict[int, Candidates] = {}
-        for t, run in zip(busy, chains):
+        for t, run in zip(self._running(), chains):
             walked = enumerate_routes(graph, prep.trains[t], objective=prep.objective,
                                       forbid=track_of(graph, run), deadline=self.end)
             g = prep.groups[t]
