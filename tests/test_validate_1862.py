@@ -235,6 +235,20 @@ def test_the_set_bonus_hook_is_told_where_the_track_enters_each_end():
     assert Recording1862.asked == [("A1", 0, "A3", "A5", 0, "A3")]
 
 
+def test_a_set_bonus_has_no_direction():
+    # The solver asks `set_bonus` once per two ends (`Profile.set_bonus`): swapping them,
+    # ports and offboards measured from their entry hex included, must not change it.
+    doc = position(FIVE + [LONDON.format(30)], ["6F"], tokens={"A1": ["X"]})
+    pos = prepare(doc).position
+    profile = Game1862(pos)
+    ends = [(h, n, via) for h in pos.hexes for n in h.tile.nodes if n.is_stop
+            for via in pos.hexes]
+    assert len(ends) > 20
+    for a in ends:
+        for b in ends:
+            assert profile.set_bonus(pos, a, b) == profile.set_bonus(pos, b, a), (a, b)
+
+
 def test_two_freight_routes_on_the_same_track_are_a_loop_paid_at_its_first_stop():
     # 18xx.games: a set without an end that is one route's only ends at its first stop, twice.
     doc = position(FIVE, ["6F", "7F"], tokens={"A1": ["X"]})

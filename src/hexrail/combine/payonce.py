@@ -143,7 +143,6 @@ class _Search:
         self.n_loc = max(self.loc, default=-1) + 1
         graph = prep.graphs[next(iter(prep.graphs))]
         self.graph = graph
-        self.node_kind, self.node_hex = graph.node_kind.tolist(), graph.node_hex.tolist()
         self.hex_amount = max(prep.hex_subsidy, default=0)
         self.hex_weight = self.hex_amount * self.scale if income else 0
         self.bonus_cache: dict = {}
@@ -249,10 +248,15 @@ class _Search:
         ends = [tuple(e) for e in r.ends.tolist()]
         own = None
         if set_train:
+            # an end as the set bonus sees it: an offboard by the hex its track comes from
             entry = _entry_hexes(prep, t, r.keep)
-            for (a, b), (via_a, via_b) in zip(ends, entry):
-                keys.append((self._key(a, via_a), self._key(b, via_b)))
-            own = np.array([self._set_bonus(ka, kb) for ka, kb in keys], np.int64)
+            at = np.where(self.graph.node_kind[r.ends] == _OFFBOARD, entry,
+                          self.graph.node_hex[r.ends])
+            keys = [((a, va), (b, vb)) for (a, b), (va, vb) in zip(ends, at.tolist())]
+            distinct, index = np.unique(np.stack([r.ends, at], axis=2).reshape(-1, 2), axis=0,
+                                        return_inverse=True)
+            index = index.reshape(-1, 2)
+            own = self._bonuses([tuple(k) for k in distinct.tolist()])[index[:, 0], index[:, 1]]
             alone = pay.sum(axis=1)
             extra = bonus + own * (self.scale + (1 if self.scale > 1 else 0))
         else:
@@ -295,17 +299,21 @@ class _Search:
                 if not any(k2 != k and k & k2 == k and c2 <= c for k2, c2 in limits.items())]
         return [([i for i in range(4) if (k >> i) & 1], c) for k, c in kept]
 
-    def _key(self, stop: int, entry: int) -> tuple[int, int]:
-        """An end as the set bonus sees it: an offboard by the hex its track comes from."""
-        if self.node_kind[stop] == _OFFBOARD:
-            return stop, entry
-        return stop, self.node_hex[stop]
+    def _bonuses(self, keys: list[tuple[int, int]]) -> np.ndarray:
+        """The set bonus between every two of the end `keys`, as a table. A set has no
+        direction (`Profile.set_bonus`): each pair is asked once."""
+        table = np.empty((len(keys), len(keys)), np.int64)
+        for i, a in enumerate(keys):
+            for j in range(i, len(keys)):
+                table[i, j] = table[j, i] = self._set_bonus(a, keys[j])
+        return table
 
     def _set_bonus(self, a: tuple[int, int], b: tuple[int, int]) -> int:
-        if (a, b) not in self.bonus_cache:
-            self.bonus_cache[a, b] = self.prep.profile.set_bonus(self.prep.position, self._end(a),
-                                                                 self._end(b))
-        return self.bonus_cache[a, b]
+        found = self.bonus_cache.get((a, b))
+        if found is None:
+            found = self.prep.profile.set_bonus(self.prep.position, self._end(a), self._end(b))
+            self.bonus_cache[a, b] = self.bonus_cache[b, a] = found
+        return found
 
     def _end(self, key: tuple[int, int]):
         """An end key as `Profile.set_bonus` takes it: (hex, node, the hex its track enters from)."""
@@ -322,7 +330,7 @@ class _Search:
         keys = sorted({k for t in self.set_trains for pair in self.trains[t].keys for k in pair})
         if not keys:
             return 0
-        table = np.array([[self._set_bonus(a, b) for b in keys] for a in keys], np.int64)
+        table = self._bonuses(keys)
         # the kernel prices sets from this table
         self.bonus_keys, self.bonus_table = {k: i for i, k in enumerate(keys)}, table
         # gain[p, v, q] = B[p, q] - B[p, v] - B[v, q]
@@ -815,9 +823,8 @@ def _stop_bits(routes: list[list[int]], n_nodes: int) -> np.ndarray:
     return bits
 
 
-def _entry_hexes(prep: Prepared, t: int, keep: np.ndarray) -> list[tuple[int, int]]:
+def _entry_hexes(prep: Prepared, t: int, keep: np.ndarray) -> np.ndarray:
     """Per kept candidate, the hex its track comes from at its first and at its last stop."""
     cands, graph = prep.candidates[t], prep.graph_of(t)
-    return [tuple(pair) for pair in K.route_end_hexes(
-        cands.src[keep], cands.chain_ptr, cands.chains, graph.chain_hex_ptr,
-        graph.chain_hexes).tolist()]
+    return K.route_end_hexes(cands.src[keep], cands.chain_ptr, cands.chains,
+                             graph.chain_hex_ptr, graph.chain_hexes).reshape(len(keep), 2)

@@ -380,7 +380,8 @@ class Profile:
     def set_bonus(self, pos: Position, a: tuple[Hex, Node, Hex], b: tuple[Hex, Node, Hex]) -> int:
         """What a set with end stops `a` and `b` earns on top of the two stops' values. Each end
         is ``(hex, node, entry hex)``: the entry hex is the hex the set's track reaches the end
-        from (the end's own hex when the route has no track beyond it)."""
+        from (the end's own hex when the route has no track beyond it). A set has no direction:
+        the bonus is the same with `a` and `b` swapped (the solver asks each pair once)."""
         return 0
 
     # -- stops, per train -----------------------------------------------------------------
