@@ -73,7 +73,7 @@ class ExtrasProfile(Profile):
     hex (`SetsBonus`); ``D``: a destination, an end stop there pays
     again (`EndBonus`, for trains paid for every stop they count, in hexes with no optional
     stop); ``T``: +20 per hex of the route's track (`TrackBonus`, skipping its stops' hexes
-    with the option ``track_skips_stops``)); the option ``connection``: when a route runs, one
+    with the option ``track_skips_stops``; with ``track_only``, the only bonus)); the option ``connection``: when a route runs, one
     runs from the home hex or a ``D`` hex to another (a connection run); ``one_stop_per_hex``:
     a route visits one stop of a hex (`StopRule.groups`); ``pay_rule``: bonuses count the paid
     stops and one paid stop must be a station (`PayRule`); ``region``: at most one route stops
@@ -113,10 +113,12 @@ class ExtrasProfile(Profile):
     def bonuses(self, pos, train):
         def icon(mark):
             return tuple(h.id for h in pos.hexes if mark in h.icons)
+        track = TrackBonus("track", tuple((h, 20) for h in icon("T")),
+                           bool(pos.option("track_skips_stops", False)))
+        if pos.option("track_only", False):
+            return (track,)  # (no other bonus at its most loosens the walk's bounds)
         out = self.BONUSES + (HexBonus("hexes", 10, icon("H")),
-                              SetsBonus("H and T", 30, (icon("H"), icon("T"))),
-                              TrackBonus("track", tuple((h, 20) for h in icon("T")),
-                                         bool(pos.option("track_skips_stops", False))))
+                              SetsBonus("H and T", 30, (icon("H"), icon("T"))), track)
         if all(r.pay >= r.visit for r in train.spec.rows):
             ends = tuple(h for h in icon("D")
                          if not any(n.is_stop and n.route == "optional"
@@ -368,6 +370,7 @@ def positions(draw, min_hexes: int = 2, max_hexes: int = 12, max_big_hexes: int 
                    "bypass": draw(st.integers(0, 1)),
                    "share_track": draw(st.integers(0, 4)) == 0,
                    "track_skips_stops": draw(st.booleans()),
+                   "track_only": draw(st.integers(0, 2)) == 0,
                    "connection": draw(st.integers(0, 3)) == 0,
                    "one_stop_per_hex": draw(st.booleans()),
                    # (refused with rows sharing a kind: `hexrail.search.rows`)

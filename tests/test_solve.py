@@ -120,6 +120,32 @@ def test_arm_two_is_bounded_by_the_best_arm_of_the_units_left(monkeypatch, track
     assert hexrail.solve(doc).total == best
 
 
+def test_arm_one_keeps_its_track_bonus_where_arm_two_is_bounded(monkeypatch):
+    """Where arm 2 is bounded by the best arm of the units left, arm 1's own track bonus
+    counts in the bound before the spawn is cut: the route below is worth what is wanted only
+    with the bonus of the track arm 1 runs in."""
+    import strategies  # noqa: F401 - registers the test-extras profile (its T hexes: +20 each)
+    from hexrail.search import routes
+    from hexrail.search.routes import enumerate_routes
+    from hexrail.solve import prepare
+
+    # 30 30 30 | track (T) | 40 (the anchor) | 60: arm 1 (the worthier) runs the 30s and the T
+    # hex; the best arm 2 of the unit left is the 60
+    cells = ["city=revenue:30"] * 3 + ["", "city=revenue:40", "city=revenue:60"]
+    doc = _line_doc(cells, {"A9": ["X"]})
+    doc["trains"] = ["5"]
+    doc["rules"] = {"profile": "test-extras", "options": {"track_only": True}}
+    doc["hexes"]["A7"]["icons"] = ["T"]
+    prep = prepare(doc)
+    td, graph = prep.trains[0], prep.graph_of(0)
+    best = 30 * 3 + 20 + 40 + 60
+    monkeypatch.setattr(routes, "ARM_AFTER", 0)  # (bounded from the first step)
+    found = enumerate_routes(graph, td, min_value=best)
+    assert [int(v) for v in found.value()] == [best]
+    assert int(found.bonus[0]) == 20
+    assert hexrail.solve(doc).total == best
+
+
 def test_a_lone_partners_search_serves_only_the_walk_it_was_made_for(monkeypatch):
     """A walk beside one partner train finds the partner's best route sharing no track with
     it frame by frame, each frame going on from the one before (`_lone_partner`). A frame's

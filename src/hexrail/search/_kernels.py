@@ -850,7 +850,7 @@ def _arm2_short(want, held, arm_best, n_top, cnt, has_track_bonus, f_chain, f_ve
     if left < 0 or left >= arm_best.shape[0]:
         return False
     most = held + arm_best[left]
-    if has_track_bonus and most >= want:
+    if has_track_bonus and most < want:
         most += _track_bonus(f_chain, f_vertex, f_stop, d + 1, d, chain_hex_ptr, chain_hexes,
                              node_hex, hex_track_bonus, skip_stop_hexes, hex_seen, stamp)
     return most < want
