@@ -13,6 +13,7 @@ route rules (`PLAIN_SUM_TITLES`).
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 from conftest import corpus_params, corpus_path, corpus_titles
@@ -20,6 +21,7 @@ from conftest import corpus_params, corpus_path, corpus_titles
 from hexrail import solve
 from hexrail.corpus import run_corpus
 from hexrail.io.g18xx import plan_from_18xx_routes, position_from_18xx, rules_for_title
+from hexrail.solve import _plan, choose, prepare
 from hexrail.validate import check_plan
 
 
@@ -110,6 +112,35 @@ def test_auto_router_routes_score_the_same(data):
     errors = [e for r in report.routes for e in r.errors]
     assert report.legal, errors
     assert (report.revenue, report.subsidy) == (ar["revenue_rescored"], ar.get("subsidy", 0))
+
+
+def every_position(sample: int = 10) -> list:
+    """Params: every position of every corpus title, one in `sample` of each title in the
+    default run and the others in the slow sweep."""
+    params = []
+    for name in corpus_titles():
+        for k, p in enumerate(corpus_params(name)):
+            if k % sample and p.values != (None,):
+                p = pytest.param(*p.values, id=p.id, marks=(*p.marks, pytest.mark.slow))
+            params.append(p)
+    return params
+
+
+@pytest.mark.parametrize("data", every_position())
+def test_narrowed_search_equals_every_route_combined(data, warm_solver):
+    """The solver narrows the walks to the routes a plan as good as a floor can hold, walks
+    one train beside the others' routes, bounds arms and walks by their reach; its twin lists
+    every legal route and combines them all. Where that listing takes under a second, both
+    reach the same worth, proven."""
+    pos = position_from_18xx(data)
+    start = time.perf_counter()
+    every = prepare(pos, narrow=False, deadline=start + 1.0)
+    if not every.complete:
+        pytest.skip("more routes than a second lists")
+    twin = _plan(every, choose(every), start)
+    assert twin.optimal
+    plan = solve(pos)
+    assert plan.optimal and plan.total == twin.total, (plan.total, twin.total)
 
 
 def test_run_corpus_summary(corpus_dir, tmp_path, capsys, warm_solver):
