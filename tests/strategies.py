@@ -73,8 +73,9 @@ class ExtrasProfile(Profile):
     hex (`SetsBonus`); ``D``: a destination, an end stop there pays
     again (`EndBonus`, for trains paid for every stop they count, in hexes with no optional
     stop); ``T``: +20 per hex of the route's track (`TrackBonus`, skipping its stops' hexes
-    with the option ``track_skips_stops``; with ``track_only``, the only bonus)); the option ``connection``: when a route runs, one
-    runs from the home hex or a ``D`` hex to another (a connection run); ``one_stop_per_hex``:
+    with the option ``track_skips_stops``; with ``track_only``, the only bonus)); the option
+    ``connection``: when a route runs, one runs from the home hex or a ``D`` hex to another (a
+    connection run); ``one_stop_per_hex``:
     a route visits one stop of a hex (`StopRule.groups`); ``pay_rule``: bonuses count the paid
     stops and one paid stop must be a station (`PayRule`); ``region``: at most one route stops
     in the ``P`` hexes (`PlanRules.regions`); the options ``no_reentry`` (no route leaves a hex and comes back), ``no_red_to_red`` (no route
