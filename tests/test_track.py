@@ -24,13 +24,19 @@ GAUGES = ("broad", "narrow", "dual")
 
 def differences(a: TrackGraph, b: TrackGraph) -> list[str]:
     out = []
-    for f in fields(TrackGraph):
-        x, y = getattr(a, f.name), getattr(b, f.name)
+    names = [f.name for f in fields(TrackGraph)] + ["node_ref", "path_ref", "node_index",
+                                                     "path_index"]
+    out += [f"ref({v}): {a.ref(v)} != {b.node_ref[v]}" for v in range(a.n_nodes)
+            if a.ref(v) != b.node_ref[v]]
+    out += [f"path_name({p}): {a.path_name(p)} != {b.path_ref[p]}" for p in range(a.n_paths)
+            if a.path_name(p) != b.path_ref[p]]
+    for name in names:
+        x, y = getattr(a, name), getattr(b, name)
         if isinstance(x, np.ndarray):
             if x.dtype != y.dtype or x.shape != y.shape or not np.array_equal(x, y):
-                out.append(f"{f.name}: {x.dtype}{x.shape} {x.tolist()} != {y.dtype}{y.shape} {y.tolist()}")
+                out.append(f"{name}: {x.dtype}{x.shape} {x.tolist()} != {y.dtype}{y.shape} {y.tolist()}")
         elif x != y:
-            out.append(f"{f.name}: {x} != {y}")
+            out.append(f"{name}: {x} != {y}")
     return out
 
 
@@ -78,3 +84,23 @@ def test_real_positions(title):
         pos = position_from_18xx(json.loads(line))
         for gauge in sorted({t.spec.track for t in pos.trains} | {"broad"}):
             assert not differences(compile_track(pos, gauge, 1), compile_track_twin(pos, gauge, 1))
+
+
+def test_the_store_of_hex_rows_starts_again_between_boards(monkeypatch):
+    """Past its limit the store of hexes' rows empties, also in the midst of a board: every
+    board still compiles to the twin's graph."""
+    from hexrail.graph import hexrows
+
+    monkeypatch.setattr(hexrows, "_STORE", hexrows._Store())
+    monkeypatch.setattr(hexrows._STORE, "LIMIT", 7)  # (boards of 3)
+    def line(k: int) -> dict:  # A1 - A3 - A5, the middle a city or a town
+        middle = "city=revenue:20" if k % 2 else "town=revenue:10"
+        return {"A1": {"tile": "city=revenue:20;path=a:0,b:_0"},
+                "A3": {"tile": f"{middle};path=a:3,b:_0;path=a:0,b:_0"},
+                "A5": {"tile": "city=revenue:30;path=a:3,b:_0"}}
+
+    boards = [position_from_json({"layout": "flat", "company": "A", "companies": [{"id": "A"}],
+                                  "trains": ["2"], "hexes": line(k)}) for k in range(4)]
+    for pos in boards * 2:
+        assert not differences(compile_track(pos), compile_track_twin(pos))
+    assert hexrows._STORE.generation >= 2 and compile_track(boards[0]).n_chains

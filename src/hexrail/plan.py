@@ -220,9 +220,8 @@ def plan_route(prep: Prepared, t: int, i: int, *, revenue: int | None = None,
         paid_ids = [n for n in nodes if n in set(paid_ids)]
     return RoutePlan(
         train=td.train.id, train_name=td.train.name,
-        stops=tuple(graph.node_ref[n] for n in nodes),
-        paid=tuple(graph.node_ref[n] for n in paid_ids),
-        paths=tuple(graph.path_ref[p] for p in paths), hexes=tuple(hexes),
+        stops=tuple(map(graph.ref, nodes)), paid=tuple(map(graph.ref, paid_ids)),
+        paths=tuple(map(graph.path_name, paths)), hexes=tuple(hexes),
         revenue=int(cands.revenue[i]) if revenue is None else revenue,
         subsidy=int(cands.subsidy[i]) if subsidy is None else subsidy,
         bonuses=name_bonuses(td, graph, nodes, paid_ids, hexes) + _span_names(td, cands, i),

@@ -1,21 +1,23 @@
-"""numba kernel: a board's paths, as flat rows, stitched into the chains of a `TrackGraph`.
+"""numba kernels: a board's paths, as flat rows, stitched into the chains of a `TrackGraph`.
 
-The same steps as `hexrail.graph.track.compile_track_twin`, which is what this is tested
-against, in the same order, so the two give the same arrays: the hexside points where a path
-continues into the neighbour's (lanes matched), the branch points among them, the chains walked
-from every vertex end, the stretch of track beside towns drawn at a hex side, the twins' copies,
-then each chain's resources, hexes and the adjacency. Rows come from `track.board_rows`.
+Each hex's rows come from the store of `hexrail.graph.hexrows`, gathered by `compile_board`.
+The stitching (`stitch`) takes the same steps as `hexrail.graph.track.compile_track_twin`,
+which is what this is tested against, in the same order, so the two give the same arrays: the
+hexside points where a path continues into the neighbour's (lanes matched), the branch points
+among them, the chains walked from every vertex end, the stretch of track beside towns drawn at
+a hex side, the twins' copies, then each chain's resources, hexes and the adjacency.
 """
 
 from __future__ import annotations
 
 import numpy as np
+
 from hexrail.compiled import kernel
 
 TERMINAL = 1  # as `hexrail.graph.track`
 STRETCH = 2
 
-# Columns of a path's row (`track._HexRows`); +0/+1 for its end a/b
+# Columns of a path's row (`hexrows.HexRows`); +0/+1 for its end a/b
 NODE, EDGE, WIDTH, LANE = 0, 2, 4, 6  # node place in its tile (-1: a side), side, lane
 TERMINAL_COL, STRETCH_COL = 8, 9  # terminal track; its town's stretch within the hex, or -1
 COLUMNS = 10
@@ -24,6 +26,103 @@ COLUMNS = 10
 @kernel
 def _lane_key(hexside, width, lane, lanes):
     return (hexside * lanes + width) * lanes + lane
+
+
+# Columns of a hex's slot in the store (`hexrows._Store`): its nodes' and rows' start and
+# count there, its stretches, the sides its track reaches and its impassable sides (bits),
+# whether its neighbours are explicit, and their name ids per side (-1: none)
+S_NODE, S_NODES, S_ROW, S_ROWS, S_STRETCHES, S_EDGES, S_IMPASS, S_EXPLICIT, S_NB = range(9)
+SLOT_COLUMNS = S_NB + 6
+# A node's columns in the store: its kind, its index in its tile; a row's: the path's columns
+# above, then its track's code and whether it is ignored
+N_KIND, N_INDEX = 0, 1
+R_TRACK, R_IGNORE = COLUMNS, COLUMNS + 1
+ROW_COLUMNS = COLUMNS + 2
+
+
+@kernel
+def compile_board(slots, slot_t, node_t, row_t, where, across, gauge, dual_carries, hex_rank,
+                  twin_hex, twin_index, single_joins_double, extra_resources):
+    """The `TrackGraph` arrays of a board whose hex ``i`` has its part at ``slots[i]`` of the
+    store (the tables above): the nodes' hexes, kinds, indices and twins (``node_twin``), the
+    paths' hexes and indices, the number of stretches, then `stitch`'s arrays. A path is
+    usable on track `gauge`, or on dual track where `dual_carries`, unless ignored. The hex across a side of hex i: its
+    explicit neighbour, else the one `across[i]` names, where neither side is impassable
+    (`where`: per name id, its hex or -1). The twins (`stitch`): the node of index
+    ``twin_index[k]`` in hex ``twin_hex[k]``, each."""
+    n_hex = len(slots)
+    n_real = 0
+    n_paths = 0
+    n_stretches = 0
+    node_base = np.zeros(n_hex, np.int64)
+    stretch_base = np.zeros(n_hex, np.int64)
+    for i in range(n_hex):
+        s = slots[i]
+        node_base[i] = n_real
+        stretch_base[i] = n_stretches
+        n_real += slot_t[s, S_NODES]
+        n_paths += slot_t[s, S_ROWS]
+        n_stretches += slot_t[s, S_STRETCHES]
+    n_nodes = n_real + len(twin_hex)
+    p_hex = np.empty(n_paths, np.int64)
+    p_local = np.empty(n_paths, np.int32)
+    rows = np.empty((n_paths, COLUMNS), np.int64)
+    usable = np.empty(n_paths, np.bool_)
+    node_hex = np.empty(n_nodes, np.int32)
+    node_kind = np.empty(n_nodes, np.int8)
+    node_local = np.empty(n_nodes, np.int32)
+    node_twin = np.full(n_nodes, -1, np.int32)
+    twin_of = np.full(n_nodes, -1, np.int64)
+    hex_nb = np.full((n_hex, 6), -1, np.int64)
+    p = 0
+    for i in range(n_hex):
+        s = slots[i]
+        start = slot_t[s, S_NODE]
+        for k in range(slot_t[s, S_NODES]):
+            v = node_base[i] + k
+            node_hex[v] = i
+            node_kind[v] = node_t[start + k, N_KIND]
+            node_local[v] = node_t[start + k, N_INDEX]
+        start = slot_t[s, S_ROW]
+        count = slot_t[s, S_ROWS]
+        for k in range(count):
+            r = start + k
+            p_hex[p] = i
+            p_local[p] = k
+            for c in range(COLUMNS):
+                rows[p, c] = row_t[r, c]
+            t = row_t[r, R_TRACK]
+            usable[p] = row_t[r, R_IGNORE] == 0 and (t == gauge or (t == 0 and dual_carries))
+            p += 1
+        if count == 0:
+            continue
+        for e in range(6):
+            if not (slot_t[s, S_EDGES] >> e) & 1:
+                continue
+            if slot_t[s, S_EXPLICIT]:
+                name = slot_t[s, S_NB + e]
+                if 0 <= name < len(where):
+                    hex_nb[i, e] = where[name]
+            elif not (slot_t[s, S_IMPASS] >> e) & 1:
+                name = across[i, e]
+                j = where[name] if 0 <= name < len(where) else -1
+                if j >= 0 and not (slot_t[slots[j], S_IMPASS] >> ((e + 3) % 6)) & 1:
+                    hex_nb[i, e] = j
+    for k in range(len(twin_hex)):
+        i = twin_hex[k]
+        original = -1
+        for place in range(slot_t[slots[i], S_NODES]):
+            if node_local[node_base[i] + place] == twin_index[k]:
+                original = node_base[i] + place
+        v = n_real + k
+        node_hex[v] = node_hex[original]
+        node_kind[v] = node_kind[original]
+        node_local[v] = node_local[original]
+        node_twin[v] = original
+        twin_of[original] = v
+    return (node_hex, node_kind, node_local, node_twin, p_hex, p_local, n_stretches,
+            stitch(p_hex, rows, usable, node_base, stretch_base, hex_nb, hex_rank, twin_of,
+                   n_stretches, single_joins_double, extra_resources))
 
 
 @kernel

@@ -19,13 +19,12 @@ where routes may end depend on the train and live in `hexrail.graph.trains`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
 from hexrail.model.hexgrid import facing_lanes, opposite
-from hexrail.model.memo import ByIdentity
 from hexrail.model.position import Position
 
 # Marks of a chain's end at a node (`TrackGraph.chain_terminal`): terminal track ends a route
@@ -56,9 +55,9 @@ def gauge_matches(track: str, gauge: str) -> bool:
 @dataclass(frozen=True, eq=False)
 class TrackGraph:
     hex_ids: tuple[str, ...]
-    node_ref: tuple[str, ...]  # "E5-0"
     node_hex: np.ndarray  # int32[n_nodes]
     node_kind: np.ndarray  # int8[n_nodes], KIND_CODES
+    node_local: np.ndarray  # int32[n_nodes]: the node's index in its tile ("E5-0": 0)
     n_vertices: int
     vertex_res: np.ndarray  # int32[n_vertices]: resource id of a branch point, -1 for nodes
     vertex_side_hex: np.ndarray  # int32[n_vertices, 2]: hex on side 0/1 of a branch point
@@ -74,19 +73,51 @@ class TrackGraph:
     adj_ptr: np.ndarray  # CSR over vertices
     adj_chain: np.ndarray  # int32: incident chain
     adj_end: np.ndarray  # int8: which end of that chain touches the vertex (0 = a, 1 = b)
-    path_ref: tuple[str, ...]
     path_hex: np.ndarray  # int32[n_paths]
+    path_local: np.ndarray  # int32[n_paths]: the path's index in its tile ("E5:2": 2)
     n_paths: int
     n_hexsides: int
     n_stretches: int  # towns drawn at a hex side whose stretch of track is a resource
     words: int
-    node_index: dict = field(repr=False)  # "E5-0" → node id (the original, for a twin)
     node_twin: np.ndarray = field(repr=False)  # int32[n_nodes]: original of a twin, or -1
-    path_index: dict = field(repr=False)  # "E5:2" → path id
+
+    # The references, made when asked: most solves name only their routes' nodes (`ref`).
+    @cached_property
+    def node_ref(self) -> tuple[str, ...]:
+        """Each node's reference, ``"E5-0"`` (a twin's is its original's)."""
+        ids = self.hex_ids
+        return tuple([f"{ids[h]}-{k}" for h, k in zip(self.node_hex.tolist(),
+                                                        self.node_local.tolist())])
+
+    @cached_property
+    def path_ref(self) -> tuple[str, ...]:
+        """Each path's reference, ``"E5:2"``."""
+        ids = self.hex_ids
+        return tuple([f"{ids[h]}:{k}" for h, k in zip(self.path_hex.tolist(),
+                                                        self.path_local.tolist())])
+
+    @cached_property
+    def node_index(self) -> dict[str, int]:
+        """``"E5-0"`` → node id (the original, for a twin)."""
+        n_real = int((self.node_twin < 0).sum())
+        return {ref: i for i, ref in enumerate(self.node_ref[:n_real])}
+
+    @cached_property
+    def path_index(self) -> dict[str, int]:
+        """``"E5:2"`` → path id."""
+        return {ref: i for i, ref in enumerate(self.path_ref)}
+
+    def ref(self, node: int) -> str:
+        """`node_ref` of one node."""
+        return f"{self.hex_ids[self.node_hex[node]]}-{int(self.node_local[node])}"
+
+    def path_name(self, path: int) -> str:
+        """`path_ref` of one path."""
+        return f"{self.hex_ids[self.path_hex[path]]}:{int(self.path_local[path])}"
 
     @property
     def n_nodes(self) -> int:
-        return len(self.node_ref)
+        return len(self.node_hex)
 
     @property
     def n_chains(self) -> int:
@@ -101,163 +132,28 @@ class TrackGraph:
         return paths[::-1] if reverse else paths
 
 
-class _HexRows:
-    """One hex's nodes and paths as rows (`compile_track`): what the hex adds to the arrays the
-    stitching kernel reads, the same in every position it is part of. ``rows[k]`` of path k:
-    the columns of `_track_kernels` (node place in the tile or -1, side, lane width and index,
-    per end; terminal; the town of its stretch, numbered within the hex, or -1)."""
-
-    __slots__ = ("node_refs", "node_kinds", "node_at", "path_refs", "rows", "tracks", "ignore",
-                 "n_stretches", "usable", "edges", "impassable")
-
-    def __init__(self, h) -> None:
-        from hexrail.graph import _track_kernels as K
-
-        tile = h.tile
-        self.node_refs = [f"{h.id}-{n.index}" for n in tile.nodes]
-        self.node_kinds = [KIND_CODES[n.kind] for n in tile.nodes]
-        self.node_at = {n.index: k for k, n in enumerate(tile.nodes)}
-        self.path_refs = [f"{h.id}:{k}" for k in range(len(tile.paths))]
-        rows = np.zeros((len(tile.paths), K.COLUMNS), np.int64)
-        towns: dict[int, int] = {}
-        stretches = tile.stretches()
-        edges: set[int] = set()
-        for k, path in enumerate(tile.paths):
-            for e, end in enumerate(path.ends):
-                if end.is_edge:
-                    rows[k, K.NODE + e] = -1
-                    rows[k, K.EDGE + e] = end.edge
-                    rows[k, K.WIDTH + e], rows[k, K.LANE + e] = end.lane
-                    edges.add(end.edge)
-                else:
-                    rows[k, K.NODE + e] = self.node_at[end.node]
-                    rows[k, K.WIDTH + e] = 1
-            rows[k, K.TERMINAL_COL] = path.terminal
-            rows[k, K.STRETCH_COL] = towns.setdefault(stretches[k], len(towns)) if k in stretches else -1
-        self.rows = rows
-        self.tracks = [p.track for p in tile.paths]
-        self.ignore = [p.ignore for p in tile.paths]
-        self.n_stretches = len(towns)
-        self.usable: dict[str, np.ndarray] = {}
-        self.edges = sorted(edges)  # the sides its track reaches
-        self.impassable = h.impassable
-
-    def usable_for(self, gauge: str) -> np.ndarray:
-        found = self.usable.get(gauge)
-        if found is None:
-            found = self.usable[gauge] = np.array(
-                [gauge_matches(t, gauge) and not i for t, i in zip(self.tracks, self.ignore)], np.bool_)
-        return found
-
-
-# Rows of hexes seen before (readers share repeated hexes, so a new position mostly hits).
-ROWS = 16_384  # (about 1.6 KB each)
-_rows = ByIdentity(_HexRows, ROWS)
-
-
-def _names_across(layout) -> Callable[[str, int], str]:
-    """`Layout.neighbour`, each answer kept: the same hexes meet in every position of a map."""
-    known: dict[tuple[str, int], str] = {}
-
-    def across(hex_id: str, edge: int) -> str:
-        found = known.get((hex_id, edge))
-        if found is None:
-            found = known[hex_id, edge] = layout.neighbour(hex_id, edge)
-        return found
-
-    return across
-
-
-_across = ByIdentity(_names_across, 256)
-
-
 def compile_track(pos: Position, gauge: str = "broad", extra_resources: int = 0,
                   single_joins_double: bool = False, twins: tuple[str, ...] = ()) -> TrackGraph:
     """Build the `TrackGraph` of `pos` for trains of `gauge`: each hex's rows (made once per
-    hex), stitched by a kernel (`_track_kernels.stitch`). Arguments as `compile_track_twin`,
-    the slow twin it is tested against, which gives the same graph.
+    hex, `hexrows`), gathered and stitched by two kernels (`_track_kernels.gather`, `stitch`).
+    Arguments as `compile_track_twin`, the slow twin it is tested against, which gives the same
+    graph.
     """
-    from hexrail.graph._track_kernels import stitch
+    from hexrail.graph.hexrows import board
 
-    hexes = pos.hexes
-    across = _across(pos.layout)
-    hex_ids = tuple(h.id for h in hexes)
-    hex_pos = {h: i for i, h in enumerate(hex_ids)}
-    order = sorted(range(len(hex_ids)), key=hex_ids.__getitem__)
-    hex_rank = np.empty(len(hex_ids), np.int64)
-    hex_rank[order] = np.arange(len(hex_ids))
-    node_base = np.zeros(len(hexes), np.int64)
-    stretch_base = np.zeros(len(hexes), np.int64)
-    hex_nb = np.full((len(hexes), 6), -1, np.int64)
-    node_ref: list[str] = []
-    node_hex: list[int] = []
-    node_kind: list[int] = []
-    path_ref: list[str] = []
-    rows: list[np.ndarray] = []
-    usable: list[np.ndarray] = []
-    with_paths: list[int] = []
-    n_stretches = 0
-    for i, h in enumerate(hexes):
-        r = _rows(h)
-        if not r.node_refs and not r.path_refs:
-            continue
-        node_base[i] = len(node_ref)
-        stretch_base[i] = n_stretches
-        n_stretches += r.n_stretches
-        node_ref.extend(r.node_refs)
-        node_hex.extend([i] * len(r.node_refs))
-        node_kind.extend(r.node_kinds)
-        if r.path_refs:
-            path_ref.extend(r.path_refs)
-            rows.append(r.rows)
-            usable.append(r.usable_for(gauge))
-            with_paths.append(i)
-            if h.neighbours is not None:
-                for edge in r.edges:
-                    there = h.neighbours[edge]
-                    if there is not None:
-                        hex_nb[i, edge] = hex_pos[there]
-                continue
-            # `Position.neighbour`, with the names across each side kept per layout
-            for edge in r.edges:
-                if edge in r.impassable:
-                    continue
-                j = hex_pos.get(across(h.id, edge))
-                if j is not None and (edge + 3) % 6 not in _rows(hexes[j]).impassable:
-                    hex_nb[i, edge] = j
-    n_real = len(node_ref)
-    twin_list: list[int] = []
-    for ref in dict.fromkeys(twins):
-        hex_id, _, index = ref.rpartition("-")
-        original = int(node_base[hex_pos[hex_id]]) + _rows(pos.hex(hex_id)).node_at[int(index)]
-        twin_list.append(original)
-        node_ref.append(ref)
-        node_hex.append(node_hex[original])
-        node_kind.append(node_kind[original])
-    twin_of = np.full(len(node_ref), -1, np.int64)
-    twin_of[twin_list] = np.arange(n_real, len(node_ref))
-    from hexrail.graph._track_kernels import COLUMNS
-
-    counts = [len(x) for x in rows]
-    p_hex = np.repeat(np.asarray(with_paths, np.int64), counts)
-    (n_vertices, vertex_res, vertex_side_hex, chain_ends, chain_side, chain_terminal,
-     chain_crossings, path_ptr, flat_paths, hex_ptr, flat_hexes, chain_res, adj_ptr, adj_chain,
-     adj_end, n_points, words) = stitch(
-        p_hex, np.concatenate(rows) if rows else np.zeros((0, COLUMNS), np.int64),
-        np.concatenate(usable) if usable else np.zeros(0, np.bool_), node_base, stretch_base,
-        hex_nb, hex_rank, twin_of, n_stretches, single_joins_double, extra_resources)
+    found, (node_hex, node_kind, node_local, node_twin, p_hex, p_local, n_stretches, (
+        n_vertices, vertex_res, vertex_side_hex, chain_ends, chain_side, chain_terminal,
+        chain_crossings, path_ptr, flat_paths, hex_ptr, flat_hexes, chain_res, adj_ptr, adj_chain,
+        adj_end, n_points, words)) = board(pos, gauge, single_joins_double, extra_resources, twins)
     return TrackGraph(
-        hex_ids=hex_ids, node_ref=tuple(node_ref), node_hex=np.asarray(node_hex, np.int32),
-        node_kind=np.asarray(node_kind, np.int8), n_vertices=int(n_vertices),
-        vertex_res=vertex_res, vertex_side_hex=vertex_side_hex, chain_ends=chain_ends,
-        chain_side=chain_side, chain_terminal=chain_terminal, chain_crossings=chain_crossings,
-        chain_path_ptr=path_ptr, chain_paths=flat_paths, chain_hex_ptr=hex_ptr,
-        chain_hexes=flat_hexes, chain_res=chain_res, adj_ptr=adj_ptr, adj_chain=adj_chain,
-        adj_end=adj_end, path_ref=tuple(path_ref), path_hex=p_hex.astype(np.int32),
-        n_paths=len(path_ref), n_hexsides=int(n_points), n_stretches=n_stretches, words=int(words),
-        node_index={ref: i for i, ref in enumerate(node_ref[:n_real])},
-        node_twin=np.asarray([-1] * n_real + twin_list, np.int32),
-        path_index={ref: i for i, ref in enumerate(path_ref)},
+        hex_ids=found.hex_ids, node_hex=node_hex, node_kind=node_kind, node_local=node_local,
+        n_vertices=int(n_vertices), vertex_res=vertex_res, vertex_side_hex=vertex_side_hex,
+        chain_ends=chain_ends, chain_side=chain_side, chain_terminal=chain_terminal,
+        chain_crossings=chain_crossings, chain_path_ptr=path_ptr, chain_paths=flat_paths,
+        chain_hex_ptr=hex_ptr, chain_hexes=flat_hexes, chain_res=chain_res, adj_ptr=adj_ptr,
+        adj_chain=adj_chain, adj_end=adj_end, path_hex=p_hex.astype(np.int32),
+        path_local=p_local, n_paths=len(p_hex), n_hexsides=int(n_points),
+        n_stretches=int(n_stretches), words=int(words), node_twin=node_twin,
     )
 
 
@@ -497,9 +393,9 @@ def compile_track_twin(pos: Position, gauge: str = "broad", extra_resources: int
 
     return TrackGraph(
         hex_ids=hex_ids,
-        node_ref=tuple(node_ref),
         node_hex=np.asarray(node_hex, np.int32),
         node_kind=np.asarray(node_kind, np.int8),
+        node_local=np.asarray([int(ref.rpartition("-")[2]) for ref in node_ref], np.int32),
         n_vertices=n_vertices,
         vertex_res=np.asarray([r if r < 0 else n_paths + r for r in vertex_res], np.int32),
         vertex_side_hex=np.asarray(vertex_side_hex, np.int32).reshape(n_vertices, 2),
@@ -515,13 +411,11 @@ def compile_track_twin(pos: Position, gauge: str = "broad", extra_resources: int
         adj_ptr=adj_ptr,
         adj_chain=np.asarray(adj_chain, np.int32),
         adj_end=np.asarray(adj_end, np.int8),
-        path_ref=tuple(path_ref),
         path_hex=np.asarray(path_hex, np.int32),
+        path_local=np.asarray([int(ref.rpartition(":")[2]) for ref in path_ref], np.int32),
         n_paths=n_paths,
         n_hexsides=len(point_members),
         n_stretches=len(stretch_ids),
         words=words,
-        node_index={ref: i for i, ref in enumerate(node_ref[:n_real])},
         node_twin=np.asarray([-1] * n_real + list(twin_of), np.int32),
-        path_index={ref: i for i, ref in enumerate(path_ref)},
     )
