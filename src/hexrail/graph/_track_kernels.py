@@ -30,12 +30,17 @@ def _lane_key(hexside, width, lane, lanes):
 
 # Columns of a hex's slot in the store (`hexrows._Store`): its nodes' and rows' start and
 # count there, its stretches, the sides its track reaches and its impassable sides (bits),
-# whether its neighbours are explicit, and their name ids per side (-1: none)
-S_NODE, S_NODES, S_ROW, S_ROWS, S_STRETCHES, S_EDGES, S_IMPASS, S_EXPLICIT, S_NB = range(9)
+# whether its neighbours are explicit, whether a city may hold a station or be full (`live`:
+# some token, or a city of no slots), whether a node is in a stop group, and its neighbours'
+# name ids per side (-1: none)
+(S_NODE, S_NODES, S_ROW, S_ROWS, S_STRETCHES, S_EDGES, S_IMPASS, S_EXPLICIT, S_LIVE, S_GROUPS,
+ S_NB) = range(11)
 SLOT_COLUMNS = S_NB + 6
-# A node's columns in the store: its kind, its index in its tile; a row's: the path's columns
-# above, then its track's code and whether it is ignored
-N_KIND, N_INDEX = 0, 1
+# A node's columns in the store: its kind (`track.KIND_CODES`), its index in its tile, whether
+# it is a stop, an optional one, and its visit cost (0 for no stop); a row's: the path's
+# columns above, then its track's code and whether it is ignored
+N_KIND, N_INDEX, N_STOP, N_OPTIONAL, N_COST = range(5)
+NODE_COLUMNS = 5
 R_TRACK, R_IGNORE = COLUMNS, COLUMNS + 1
 ROW_COLUMNS = COLUMNS + 2
 
@@ -46,10 +51,10 @@ def compile_board(slots, slot_t, node_t, row_t, where, across, gauge, dual_carri
     """The `TrackGraph` arrays of a board whose hex ``i`` has its part at ``slots[i]`` of the
     store (the tables above): the nodes' hexes, kinds, indices and twins (``node_twin``), the
     paths' hexes and indices, the number of stretches, then `stitch`'s arrays. A path is
-    usable on track `gauge`, or on dual track where `dual_carries`, unless ignored. The hex across a side of hex i: its
-    explicit neighbour, else the one `across[i]` names, where neither side is impassable
-    (`where`: per name id, its hex or -1). The twins (`stitch`): the node of index
-    ``twin_index[k]`` in hex ``twin_hex[k]``, each."""
+    usable on track `gauge`, or on dual track where `dual_carries`, unless ignored. The hex
+    across a side of hex i: its explicit neighbour, else the one `across[i]` names, where
+    neither side is impassable (`where`: per name id, its hex or -1). The twins (`stitch`):
+    the node of index ``twin_index[k]`` in hex ``twin_hex[k]``, each."""
     n_hex = len(slots)
     n_real = 0
     n_paths = 0
@@ -123,6 +128,40 @@ def compile_board(slots, slot_t, node_t, row_t, where, across, gauge, dual_carri
     return (node_hex, node_kind, node_local, node_twin, p_hex, p_local, n_stretches,
             stitch(p_hex, rows, usable, node_base, stretch_base, hex_nb, hex_rank, twin_of,
                    n_stretches, single_joins_double, extra_resources))
+
+
+@kernel
+def stop_facts(slots, slot_t, node_t, plain):
+    """Per node of the board whose hex ``i`` has its part at ``slots[i]`` of the store: its
+    hex, whether a stop, its kind (-1 for no stop), whether optional, its visit cost, whether
+    an offboard, its value in `plain` (per node of the store); and per hex its first node."""
+    n_hex = len(slots)
+    node_base = np.zeros(n_hex, np.int64)
+    n = 0
+    for i in range(n_hex):
+        node_base[i] = n
+        n += slot_t[slots[i], S_NODES]
+    node_hex = np.empty(n, np.int64)
+    stop = np.empty(n, np.bool_)
+    kind = np.empty(n, np.int8)
+    optional = np.empty(n, np.int8)
+    cost = np.empty(n, np.int64)
+    offboard = np.empty(n, np.bool_)
+    value = np.empty(n, np.int64)
+    for i in range(n_hex):
+        s = slots[i]
+        start = slot_t[s, S_NODE]
+        for k in range(slot_t[s, S_NODES]):
+            v = node_base[i] + k
+            r = start + k
+            node_hex[v] = i
+            stop[v] = node_t[r, N_STOP] != 0
+            kind[v] = node_t[r, N_KIND] if stop[v] else -1
+            optional[v] = node_t[r, N_OPTIONAL]
+            cost[v] = node_t[r, N_COST]
+            offboard[v] = node_t[r, N_KIND] == 2
+            value[v] = plain[r]
+    return node_hex, stop, kind, optional, cost, offboard, value, node_base
 
 
 @kernel

@@ -18,6 +18,7 @@ import numpy as np
 from hexrail.graph import _track_kernels as K
 from hexrail.graph.track import KIND_CODES
 from hexrail.model.position import Position
+from hexrail.model.tile import revenue_for
 
 # Track kinds as codes for the gather (`gauge_matches`: dual carries broad and narrow trains).
 DUAL, BROAD, NARROW = 0, 1, 2
@@ -95,8 +96,11 @@ class _Store:
         self.slot_of: dict[int, int] = {}  # by the same ids as `table`, which holds the hexes
         self.n_slots = self.n_nodes = self.n_rows = 0
         self.slot_t = np.zeros((256, K.SLOT_COLUMNS), np.int64)
-        self.node_t = np.zeros((1024, 2), np.int64)
+        self.node_t = np.zeros((1024, K.NODE_COLUMNS), np.int64)
         self.row_t = np.zeros((1024, K.ROW_COLUMNS), np.int64)
+        self.hexes: list = []  # per slot its hex
+        self.refs: list[tuple[str, ...]] = []  # per slot its nodes' references
+        self.plain: dict[tuple[str, ...], tuple[np.ndarray, np.ndarray]] = {}
 
     def __call__(self, h) -> HexRows:
         found = self.table.get(id(h))
@@ -116,15 +120,41 @@ class _Store:
         self.row_t = _grown(self.row_t, r0 + len(paths))
         nb = [name_id(n) if n is not None else -1 for n in h.neighbours] \
             if h.neighbours is not None else [-1] * 6
+        # a city (or pass) may hold a station or be full: some token, or a city of no slots
+        live = bool(h.tokens or h.extra_tokens) or any(
+            n.kind in ("city", "pass") and n.slots == 0 for n in nodes)
         self.slot_t[s] = (n0, len(nodes), r0, len(paths), n_stretches, r.edges,
-                          sum(1 << e for e in r.impassable), h.neighbours is not None, *nb)
+                          sum(1 << e for e in r.impassable), h.neighbours is not None, live,
+                          any(n.groups for n in nodes), *nb)
         for k, n in enumerate(nodes):
-            self.node_t[n0 + k] = KIND_CODES[n.kind], n.index
+            stop = n.is_stop
+            self.node_t[n0 + k] = (KIND_CODES[n.kind], n.index, stop,
+                                   stop and n.route == "optional", n.visit_cost if stop else 0)
+        self.hexes.append(h)
+        self.refs.append(tuple(f"{h.id}-{n.index}" for n in nodes))
         self.row_t[r0:r0 + len(paths), :K.COLUMNS] = r.rows
         self.row_t[r0:r0 + len(paths), K.R_TRACK] = [track_code(p.track) for p in paths]
         self.row_t[r0:r0 + len(paths), K.R_IGNORE] = [p.ignore for p in paths]
         self.n_slots, self.n_nodes, self.n_rows = s + 1, n0 + len(nodes), r0 + len(paths)
         return s
+
+    def values(self, colors: tuple[str, ...], slots: np.ndarray) -> np.ndarray:
+        """Per node of the store, its stop's revenue in a phase of `colors` (0 for no stop),
+        made for the nodes of `slots` where not made before."""
+        found = self.plain.get(colors)
+        if found is None or len(found[0]) < self.n_nodes or len(found[1]) < self.n_slots:
+            old = found
+            found = self.plain[colors] = (np.zeros(len(self.node_t), np.int64),
+                                          np.zeros(len(self.slot_t), np.bool_))
+            if old is not None:
+                found[0][:len(old[0])], found[1][:len(old[1])] = old
+        value, made = found
+        for s in np.unique(slots[~made[slots]]).tolist():
+            start = self.slot_t[s, K.S_NODE]
+            for k, n in enumerate(self.hexes[s].tile.nodes):
+                value[start + k] = revenue_for(n.revenue, colors) if n.is_stop else 0
+            made[s] = True
+        return value
 
     def slots(self, hexes) -> np.ndarray:
         """The slots of `hexes`, all of one generation."""
@@ -139,6 +169,18 @@ class _Store:
 
 _STORE = _Store()
 _ID = attrgetter("id")
+# the last position asked of `slots_of`: it, the store and its generation, the slots
+_LAST: list = [None, None, -1, None]
+
+
+def slots_of(pos: Position) -> np.ndarray:
+    """The store's slots of `pos`'s hexes (`_Store.slots`), kept for the last position asked:
+    its track and its stop columns are made one after the other. (Kept here, not with the
+    position: slots hold only in this process.)"""
+    if _LAST[0] is not pos or _LAST[1] is not _STORE or _LAST[2] != _STORE.generation:
+        slots = _STORE.slots(pos.hexes)
+        _LAST[:] = pos, _STORE, _STORE.generation, slots
+    return _LAST[3]
 
 
 def hex_rows(h) -> HexRows:
@@ -195,7 +237,7 @@ def board(pos: Position, gauge: str, single_joins_double: bool, extra_resources:
     (`_track_kernels.compile_board`, whose arguments these are)."""
     hexes = pos.hexes
     found = names(tuple(map(_ID, hexes)))
-    slots = _STORE.slots(hexes)
+    slots = slots_of(pos)
     t = _STORE.slot_t
     across = found.names_across(pos.layout) if not t[slots, K.S_EXPLICIT].all() \
         else np.zeros((0, 6), np.int64)

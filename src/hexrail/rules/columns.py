@@ -17,7 +17,6 @@ import numpy as np
 from hexrail.model.memo import ByIdentity
 from hexrail.model.position import Position, Train
 from hexrail.model.trains import TrainSpec
-from hexrail.model.tile import revenue_for
 
 # How a visited stop counts (`StopRule.count`).
 MANDATORY = "mandatory"  # counts whenever visited; the route is illegal if it does not fit
@@ -105,119 +104,73 @@ def _node_places(pos: Position, refs: tuple[str, ...]) -> dict[str, int]:
 def _board(pos: Position, lets_by: frozenset[str]) -> tuple:
     """What the generic rule says of each node whatever the train, made once per position:
     stop, kind, count, cost, block, station, the value in the phase before the train's
-    multipliers; with the nodes' references and hexes. Each hex's part is made once per hex
-    (`_hex_facts`: readers share repeated hexes) and the parts joined."""
-    company = pos.company
-    closed = pos.closed_companies
-    colors = pos.phase.colors
-    parts: list[np.ndarray] = []
-    refs: list[tuple[str, ...]] = []
-    sizes: list[int] = []
-    anchors: list[int] = []
-    bypassed: list[int] = []
-    groups: dict[int, tuple[str, ...]] = {}
-    base = 0
-    for h in pos.hexes:
-        facts = _hex_facts(h)
-        n = len(facts.refs)
-        sizes.append(n)
-        if not n:
-            continue
-        for k, names in facts.groups:
-            groups[base + k] = names
-        plain = facts.plain.get(colors)
-        if plain is None:
-            plain = facts.plain[colors] = _with_plain(facts, colors)
-        parts.append(plain)
-        refs.append(facts.refs)
-        if facts.live:  # cities (and passes) with tokens, or of no slots
-            for k, station, full in _stations(h, facts, company, lets_by, closed):
-                if station:
-                    anchors.append(base + k)
-                elif full:
-                    bypassed.append(base + k)
-        base += n
-    table = np.concatenate(parts) if parts else np.zeros((0, 6), np.int64)
-    stop = table[:, 0].astype(np.bool_)
-    kind = table[:, 1].astype(np.int8)
-    count = table[:, 2].astype(np.int8)
-    block = table[:, 4].astype(np.int8)
-    block[bypassed] = BYPASS
-    anchor = np.zeros(base, np.bool_)
-    anchor[anchors] = True
-    arrays = (stop, kind, count, np.ascontiguousarray(table[:, 3]), block, anchor,
-              np.ascontiguousarray(table[:, 5]))
-    node_at = np.repeat(np.arange(len(sizes), dtype=np.int64), sizes)
-    for a in (*arrays, node_at):  # shared by every train's columns (which copy what a title may change)
+    multipliers; with the nodes' references and hexes. Gathered from the hexes' parts in the
+    store of `hexrail.graph.hexrows` by one kernel call; only the hexes whose cities may hold
+    a station or be full are asked of their tokens."""
+    from hexrail.graph import _track_kernels as K
+    from hexrail.graph.hexrows import _STORE, slots_of
+
+    slots = slots_of(pos)
+    store = _STORE
+    node_at, stop, kind, count, cost, offboard, plain, node_base = K.stop_facts(
+        slots, store.slot_t, store.node_t, store.values(pos.phase.colors, slots))
+    block = np.where(offboard, BLOCKS, PASSABLE).astype(np.int8)
+    anchor = np.zeros(len(stop), np.bool_)
+    hexes = pos.hexes
+    for i in np.flatnonzero(store.slot_t[slots, K.S_LIVE]).tolist():
+        h = hexes[i]
+        for k, station, full in _stations(h, pos.company, lets_by, pos.closed_companies):
+            if station:
+                anchor[node_base[i] + k] = True
+            elif full:
+                block[node_base[i] + k] = BYPASS
+    refs = tuple(chain.from_iterable(map(store.refs.__getitem__, slots.tolist())))
+    groups = _groups(pos, slots, node_base)
+    arrays = (stop, kind, count, cost, block, anchor, plain)
+    # shared by every train's columns (which copy what a title may change)
+    for a in (*arrays, node_at):
         a.setflags(write=False)
-    pos.derived(("tile groups",), lambda _: groups)  # (`node_groups`, from the same pass)
-    return (*arrays, tuple(chain.from_iterable(refs)), node_at)
+    pos.derived(("tile groups",), lambda _: groups)  # (`node_groups`, from the same slots)
+    return (*arrays, refs, node_at)
 
 
-def _stations(h, facts: HexFacts, company: str, lets_by: frozenset[str],
-              closed: frozenset[str]) -> list[tuple[int, bool, bool]]:
-    """Per city (and pass) of the hex: its place, whether `company` has a station there, and
-    whether it is full to the company; kept with the hex's facts, per company."""
-    key = (company, lets_by, closed)
-    found = facts.stations.get(key)
-    if found is None:
-        found = facts.stations[key] = []
-        for k, index in facts.cities:
-            station = h.tokened_by(index, company)
-            found.append((k, station, not station and h.full_for(index, company, lets_by, closed)))
-    return found
+def _groups(pos: Position, slots: np.ndarray, node_base: np.ndarray) -> dict[int, tuple[str, ...]]:
+    """The stop groups each node's tile puts it in, by node place, for the nodes in some."""
+    from hexrail.graph import _track_kernels as K
+    from hexrail.graph.hexrows import _STORE
 
-
-@dataclass(eq=False)
-class HexFacts:
-    """What the generic rule says of a hex's nodes in any position: per node stop, kind, count,
-    cost and block before tokens (`table`, one row per node), its reference and its revenue
-    table (None for no stop); the (place, index) of its cities and passes, and whether any
-    can have a station or be full (`live`: some token, or a city of no slots). Filled as
-    positions ask: the table with each phase's values as a sixth column, per phase colours
-    (`plain`); the stations per company (`_stations`)."""
-
-    table: np.ndarray
-    refs: tuple[str, ...]
-    revenue: tuple
-    cities: tuple[tuple[int, int], ...]
-    live: bool
-    groups: tuple[tuple[int, tuple[str, ...]], ...]  # (place, the tile's groups) of nodes in some
-    plain: dict = field(default_factory=dict)
-    stations: dict = field(default_factory=dict)
-
-
-def _with_plain(facts: HexFacts, colors: tuple[str, ...]) -> np.ndarray:
-    out = np.empty((len(facts.refs), 6), np.int64)
-    out[:, :5] = facts.table
-    out[:, 5] = [revenue_for(t, colors) if t is not None else 0 for t in facts.revenue]
+    out = {}
+    for i in np.flatnonzero(_STORE.slot_t[slots, K.S_GROUPS]).tolist():
+        for k, node in enumerate(pos.hexes[i].tile.nodes):
+            if node.groups:
+                out[int(node_base[i]) + k] = node.groups
     return out
 
 
-def _make_facts(h) -> HexFacts:
-    rows = []
-    cities = []
-    for k, node in enumerate(h.tile.nodes):
-        is_stop = node.is_stop
-        rows.append((is_stop, KIND_INDEX[node.kind] if is_stop else -1,
-                     COUNT_CODE[OPTIONAL if is_stop and node.route == "optional" else MANDATORY],
-                     node.visit_cost if is_stop else 0,
-                     BLOCKS if node.kind == "offboard" else PASSABLE))
-        if node.kind in ("city", "pass"):
-            cities.append((k, node.index))
-    live = bool(h.tokens or h.extra_tokens) or any(
-        h.tile.nodes[k].slots == 0 for k, _ in cities)
-    return HexFacts(table=np.array(rows, np.int64).reshape(-1, 5),
-                    refs=tuple(f"{h.id}-{node.index}" for node in h.tile.nodes),
-                    revenue=tuple(node.revenue if node.is_stop else None for node in h.tile.nodes),
-                    cities=tuple(cities), live=live,
-                    groups=tuple((k, node.groups) for k, node in enumerate(h.tile.nodes)
-                                 if node.groups))
+def _stations(h, company: str, lets_by: frozenset[str],
+              closed: frozenset[str]) -> list[tuple[int, bool, bool]]:
+    """Per city (and pass) of the hex: its place, whether `company` has a station there, and
+    whether it is full to the company; kept per hex and company."""
+    found = _cities(h)
+    key = (company, lets_by, closed)
+    stations = found[1].get(key)
+    if stations is None:
+        stations = found[1][key] = [
+            (k, station, not station and h.full_for(index, company, lets_by, closed))
+            for k, index in found[0] for station in (h.tokened_by(index, company),)]
+    return stations
 
 
-# The facts of a hex's nodes that hold in any position (readers share repeated hexes).
-FACTS = 16_384
-_hex_facts = ByIdentity(_make_facts, FACTS)
+def _make_cities(h) -> tuple[tuple[tuple[int, int], ...], dict]:
+    """The (place, index) of the hex's cities and passes, and room for their stations per
+    company (`_stations`)."""
+    return tuple((k, n.index) for k, n in enumerate(h.tile.nodes)
+                 if n.kind in ("city", "pass")), {}
+
+
+# Hexes' cities (readers share repeated hexes).
+CITIES = 16_384
+_cities = ByIdentity(_make_cities, CITIES)
 
 
 def node_groups(pos: Position) -> dict[int, tuple[str, ...]]:
@@ -226,14 +179,12 @@ def node_groups(pos: Position) -> dict[int, tuple[str, ...]]:
 
 
 def _node_groups(pos: Position) -> dict[int, tuple[str, ...]]:
-    out = {}
-    base = 0
-    for h in pos.hexes:
-        facts = _hex_facts(h)
-        for k, groups in facts.groups:
-            out[base + k] = groups
-        base += len(facts.refs)
-    return out
+    from hexrail.graph import _track_kernels as K
+    from hexrail.graph.hexrows import _STORE, slots_of
+
+    slots = slots_of(pos)
+    counts = _STORE.slot_t[slots, K.S_NODES]
+    return _groups(pos, slots, np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64))
 
 
 def rules_columns(pos: Position, train: Train, profile) -> StopColumns:
