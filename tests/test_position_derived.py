@@ -43,3 +43,31 @@ def test_per_position_makes_a_fact_once_and_keeps_no_failure():
         with pytest.raises(HexrailError):
             fact(pos, -1)
     assert calls == [2, 3, -1, -1]
+
+
+def test_hexes_by_id_follow_a_copy_with_other_hexes():
+    """`Position.hex_by_id` is made with the position and stays with a copy of the same
+    hexes; a copy with other hexes makes its own."""
+    from dataclasses import replace
+
+    pos = hexrail.load_position(hexrail.example_path("demo"))
+    assert pos.hex_by_id == {h.id: h for h in pos.hexes}
+    assert pos.unchecked(trains=pos.trains[:1]).hex_by_id is pos.hex_by_id
+    other = pos.hexes[0]
+    moved = replace(other, tile=replace(other.tile, name="elsewhere"))
+    copy = pos.unchecked(hexes=(moved, *pos.hexes[1:]))
+    assert copy.hex_by_id[other.id] is moved and pos.hex_by_id[other.id] is other
+
+
+def test_values_by_identity_many_at_once():
+    """`ByIdentity.many` gives what a call per object gives, making each value once, also
+    when the table starts again in its midst."""
+    from hexrail.model.memo import ByIdentity
+
+    made = []
+    memo = ByIdentity(lambda obj: made.append(obj) or len(made), limit=3)
+    objs = [object() for _ in range(5)]
+    first = memo.many(objs[:2])
+    assert first == [1, 2] and memo.many(objs[:2]) == [1, 2] and len(made) == 2
+    assert memo.many(objs) == [1, 2, 3, 4, 5]  # the table starts again at the fourth
+    assert memo.many(objs[3:]) == [4, 5] and len(made) == 5

@@ -14,6 +14,8 @@ import json
 import math
 from typing import Any
 
+import orjson
+
 from hexrail.errors import HexrailError
 
 MAX_BYTES = 32 * 1024 * 1024  # a JSON document, as text
@@ -112,8 +114,16 @@ def _not_json(name: str) -> float:
 
 def loads(text: str | bytes) -> Any:
     """`json.loads`, refusing what JSON has not: NaN, Infinity, and numbers too large for a
-    float. Raises `json.JSONDecodeError` for malformed text, `ValueError` for those numbers."""
-    return json.loads(text, parse_constant=_not_json, parse_float=_finite)
+    float. Raises `json.JSONDecodeError` for malformed text, `ValueError` for those numbers.
+
+    orjson reads twice as fast and refuses the same; where it refuses anything (those numbers,
+    lone surrogates, malformed text), json reads the text as before and says what is wrong.
+    (One difference: orjson reads an integer past 2^64 as a float, which every integer field
+    refuses, as `check_document` refuses the integer.)"""
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return json.loads(text, parse_constant=_not_json, parse_float=_finite)
 
 
 def check_text(text: str | bytes, where: str = "position") -> str:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable, Generic, TypeVar
+from collections.abc import Callable, Sequence
+from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
 
@@ -15,15 +16,29 @@ class ByIdentity(Generic[T]):
     def __init__(self, make: Callable[[Any], T], limit: int) -> None:
         self.make = make
         self.limit = limit
-        self._table: dict[int, tuple[Any, T]] = {}
+        self._objects: dict[int, Any] = {}  # holds each object while its value is kept
+        self._values: dict[int, T] = {}
 
     def __call__(self, obj: Any) -> T:
-        found = self._table.get(id(obj))
-        if found is None:
-            if len(self._table) >= self.limit:
-                self._table.clear()
-            found = self._table[id(obj)] = (obj, self.make(obj))
-        return found[1]
+        found = self._values.get(id(obj), _MISSING)
+        if found is _MISSING:
+            if len(self._values) >= self.limit:
+                self.clear()
+            found = self.make(obj)
+            self._objects[id(obj)] = obj
+            self._values[id(obj)] = found
+        return found
+
+    def many(self, objs: Sequence[Any]) -> list[T]:
+        """``[self(obj) for obj in objs]``, with no Python call per object found."""
+        ids = list(map(id, objs))
+        if all(map(self._values.__contains__, ids)):
+            return list(map(self._values.__getitem__, ids))
+        return [self(obj) for obj in objs]
 
     def clear(self) -> None:
-        self._table.clear()
+        self._objects.clear()
+        self._values.clear()
+
+
+_MISSING: Any = object()

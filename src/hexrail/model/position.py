@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field, replace
 from functools import cached_property
+from operator import attrgetter, itemgetter
 from typing import Any, Callable
 
 from hexrail.errors import HexrailError
@@ -127,6 +128,7 @@ def _hex_alone(h: Hex) -> tuple[frozenset[str], frozenset[str]]:
 
 # readers share repeated hexes (`hexrail.io.g18xx.reader`): each is checked once
 _ALONE = ByIdentity(_hex_alone, limit=20_000)
+_ID, _FIRST, _SECOND = attrgetter("id"), itemgetter(0), itemgetter(1)
 
 
 def _unknown_token(h: Hex, known: set[str]) -> None:
@@ -162,12 +164,13 @@ class Position:
                 f"trains {trains})")
 
     def __post_init__(self) -> None:
-        ids = [h.id for h in self.hexes]
+        ids = list(map(_ID, self.hexes))
         by_id = dict(zip(ids, self.hexes))
         if len(by_id) != len(ids):
             dup = next(i for i in ids if ids.count(i) > 1)
             raise HexrailError("hex listed twice", where=f"hex {dup}")
-        alone = [_ALONE(h) for h in self.hexes]
+        self.__dict__["hex_by_id"] = by_id  # (`hex_by_id`, made here already)
+        alone = _ALONE.many(self.hexes)
         known = {c.id for c in self.companies}
         if self.company not in known:
             raise HexrailError(f"operating company {self.company!r} is not among the companies",
@@ -176,8 +179,8 @@ class Position:
         if len(set(train_ids)) != len(train_ids):
             raise HexrailError("two trains share an id", where="trains")
         # all hexes at once; hex by hex only to name a fault
-        if not (frozenset().union(*(a[0] for a in alone)) <= by_id.keys()
-                and frozenset().union(*(a[1] for a in alone)) <= known):
+        if not (frozenset().union(*map(_FIRST, alone)) <= by_id.keys()
+                and frozenset().union(*map(_SECOND, alone)) <= known):
             for h, (neighbours, companies) in zip(self.hexes, alone):
                 if not neighbours <= by_id.keys():
                     nb = next(nb for nb in h.neighbours if nb is not None and nb not in by_id)
@@ -272,7 +275,7 @@ class Position:
         validation checks (the trains' specs, the track's flags; `hexrail.rules.base.ruled`).
         Validating a board again costs more than many a solve."""
         new = copy.copy(self)
-        for cached in ("hex_by_id", "_derived"):
+        for cached in ("hex_by_id", "_derived") if "hexes" in changes else ("_derived",):
             new.__dict__.pop(cached, None)
         for name, value in changes.items():
             object.__setattr__(new, name, value)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from itertools import chain, compress
+from operator import attrgetter, itemgetter
 from typing import Any
 
 import orjson
@@ -12,6 +14,7 @@ from hexrail.errors import HexrailError
 from hexrail.io.limits import MAX_HEXES, MAX_TRAINS, at_most
 from hexrail.model.frozen import FrozenMap
 from hexrail.model.hexgrid import Layout
+from hexrail.model.memo import ByIdentity
 from hexrail.model.position import Company, Hex, Phase, Position, Rules, Train
 from hexrail.model.tile import ANY_COLOR, NODE_KINDS, ROUTE_MODES, Border, End, Node, Path, Tile, Token
 from hexrail.model.trains import ALL_KINDS, UNLIMITED, Row, TrainSpec
@@ -114,6 +117,29 @@ def _hex_memo(raw: Any, k: int) -> Hex:
             _HEXES.clear()
         _HEXES[key] = found
     return found
+
+
+def _hexes(hexes_in: list) -> tuple[Hex, ...]:
+    """The hexes read (`_hex_memo`); where every hex was read before, with no Python call
+    per hex."""
+    try:
+        keys = list(map(orjson.dumps, hexes_in))
+    except (TypeError, ValueError, RecursionError):
+        keys = ()  # (`_hex` names the hex that is no JSON data)
+    if keys and all(map(_HEXES.__contains__, keys)):
+        return tuple(map(_HEXES.__getitem__, keys))
+    return tuple(_hex_memo(h, k) for k, h in enumerate(hexes_in))
+
+
+def _hex_extras(h: Hex) -> tuple[tuple[str, ...], bool]:
+    """The companies of the hex's tokens, in order, and whether a node has revenues by train."""
+    companies = dict.fromkeys(t.company for _, slots in h.tokens + h.extra_tokens
+                              for t in slots if t is not None)
+    return tuple(companies), any("train_revenue" in n.extra for n in h.tile.nodes)
+
+
+_EXTRAS = ByIdentity(_hex_extras, HEX_MEMO)
+_ID, _FIRST, _SECOND = attrgetter("id"), itemgetter(0), itemgetter(1)
 
 
 def _extra_tokens(raw: dict, kind: str, where: str) -> tuple[Token, ...]:
@@ -362,7 +388,7 @@ def position_from_18xx(data: dict) -> Position:
     layout = _layout(data)
     hexes_in = _need(data, "hexes", list, "position")
     at_most(len(hexes_in), MAX_HEXES, "hexes", "hexes")
-    hexes = tuple(_hex_memo(h, k) for k, h in enumerate(hexes_in))
+    hexes = _hexes(hexes_in)
 
     entity = _need(data, "entity", dict, "position")
     company = _need(entity, "id", str, "entity")
@@ -372,18 +398,14 @@ def position_from_18xx(data: dict) -> Position:
                            where="entity.home")
     homes = (home_in,) if isinstance(home_in, str) else tuple(
         h for h in (home_in or ()) if isinstance(h, str))
-    on_map = {h.id for h in hexes}
+    on_map = set(map(_ID, hexes))
     companies = [Company(company, tuple(h for h in homes if h in on_map), str(entity.get("name") or ""))]
-    seen = {company}
-    for h in hexes:
-        for _, slots in h.tokens + h.extra_tokens:
-            for token in slots:
-                if token is not None and token.company not in seen:
-                    seen.add(token.company)
-                    companies.append(Company(token.company))
+    extras = _EXTRAS.many(hexes)
+    companies += [Company(c) for c in dict.fromkeys(chain.from_iterable(map(_FIRST, extras)))
+                  if c != company]
 
     overrides: dict[str, dict[str, int]] = {}
-    for h in hexes:
+    for h in compress(hexes, map(_SECOND, extras)):
         for node in h.tile.nodes:
             by_train = node.extra.get("train_revenue")
             if by_train is None:
