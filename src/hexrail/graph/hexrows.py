@@ -149,6 +149,8 @@ class _Store:
             if old is not None:
                 found[0][:len(old[0])], found[1][:len(old[1])] = old
         value, made = found
+        if made[slots].all():
+            return value
         for s in np.unique(slots[~made[slots]]).tolist():
             start = self.slot_t[s, K.S_NODE]
             for k, n in enumerate(self.hexes[s].tile.nodes):
@@ -158,12 +160,15 @@ class _Store:
 
     def slots(self, hexes) -> np.ndarray:
         """The slots of `hexes`, all of one generation."""
-        slots = list(map(self.slot_of.get, map(id, hexes)))  # (no Python call per hex)
-        if None in slots:
-            generation = self.generation
+        try:  # (no Python call per hex)
+            return np.fromiter(map(self.slot_of.__getitem__, map(id, hexes)), np.int64,
+                               len(hexes))
+        except KeyError:  # some hex is new
+            pass
+        generation = self.generation
+        slots = [self(h).slot for h in hexes]
+        if self.generation != generation:  # the store started again midway: once more
             slots = [self(h).slot for h in hexes]
-            if self.generation != generation:  # the store started again midway: once more
-                slots = [self(h).slot for h in hexes]
         return np.array(slots, np.int64)
 
 

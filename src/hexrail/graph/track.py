@@ -107,13 +107,20 @@ class TrackGraph:
         """``"E5:2"`` → path id."""
         return {ref: i for i, ref in enumerate(self.path_ref)}
 
+    @cached_property
+    def _places(self) -> tuple[list[int], list[int], list[int], list[int]]:
+        return (self.node_hex.tolist(), self.node_local.tolist(), self.path_hex.tolist(),
+                self.path_local.tolist())
+
     def ref(self, node: int) -> str:
         """`node_ref` of one node."""
-        return f"{self.hex_ids[self.node_hex[node]]}-{int(self.node_local[node])}"
+        node_hex, node_local, _, _ = self._places
+        return f"{self.hex_ids[node_hex[node]]}-{node_local[node]}"
 
     def path_name(self, path: int) -> str:
         """`path_ref` of one path."""
-        return f"{self.hex_ids[self.path_hex[path]]}:{int(self.path_local[path])}"
+        _, _, path_hex, path_local = self._places
+        return f"{self.hex_ids[path_hex[path]]}:{path_local[path]}"
 
     @property
     def n_nodes(self) -> int:

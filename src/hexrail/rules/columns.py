@@ -116,10 +116,10 @@ def _board(pos: Position, lets_by: frozenset[str]) -> tuple:
         slots, store.slot_t, store.node_t, store.values(pos.phase.colors, slots))
     block = np.where(offboard, BLOCKS, PASSABLE).astype(np.int8)
     anchor = np.zeros(len(stop), np.bool_)
-    hexes = pos.hexes
+    hexes, company, closed = pos.hexes, pos.company, pos.closed_companies
     for i in np.flatnonzero(store.slot_t[slots, K.S_LIVE]).tolist():
         h = hexes[i]
-        for k, station, full in _stations(h, pos.company, lets_by, pos.closed_companies):
+        for k, station, full in _stations(h, company, lets_by, closed):
             if station:
                 anchor[node_base[i] + k] = True
             elif full:
