@@ -229,6 +229,7 @@ def enumerate_routes(graph: TrackGraph, td: TrainData, *, deadline: float | None
     track = _track_view(graph, td.junctions_twice)
     train = td.kernel_view
     walk = tuple(K.WalkWork(*work))
+    routes = tuple(K.RouteBuffers(*bufs))  # (one tuple while the buffers last: checked once)
     partner = _partner_arrays(graph, partners, plan_floor, depth_cap)
     n_out = n_nodes = n_chains = 0
     complete = True
@@ -239,7 +240,7 @@ def enumerate_routes(graph: TrackGraph, td: TrainData, *, deadline: float | None
         first = by_worth and len(td.cut_top) > 0  # (the walk's first steps, before arms are bounded)
         while complete:
             status, n_out, n_nodes, n_chains = K.enumerate_anchor(
-                int(anchor), track, train, tuple(K.RouteBuffers(*bufs)), n_out, n_nodes, n_chains,
+                int(anchor), track, train, routes, n_out, n_nodes, n_chains,
                 walk, ARM_AFTER if first else STEPS, thr, forbid, partner, arms)
             if status == K.OK:
                 break
@@ -262,6 +263,7 @@ def enumerate_routes(graph: TrackGraph, td: TrainData, *, deadline: float | None
                 if n_chains + depth_cap > caps[2]:
                     caps[2] = 2 * (n_chains + depth_cap)
                 bufs = _grow(bufs, caps, words)
+                routes = tuple(K.RouteBuffers(*bufs))
             if paused is not None:
                 paused()
             if deadline is not None and time.perf_counter() > deadline:
