@@ -197,3 +197,18 @@ def test_specs_and_numba_types_round_trip():
     for spec in json.loads(C.KERNEL_TYPES.read_text()).values():
         for item in [*spec["args"], spec["result"]]:
             assert C.spec_of(C.type_of(item)) == item
+
+
+def test_the_kernels_import_with_only_what_building_them_needs():
+    """The install builds the kernels where only the build requirements are installed
+    (numba, numpy): importing every kernel module and the source key must need nothing more,
+    or the install quietly leaves the kernels to numba's JIT."""
+    blocked = ["ortools", "jsonschema", "tqdm", "orjson", "networkx", "hypothesis"]
+    result = _python(
+        "import sys\n"
+        f"for name in {blocked!r}: sys.modules[name] = None  # (import fails)\n"
+        "import importlib\n"
+        "from hexrail.compiled import KERNEL_MODULES, source_key\n"
+        "for name in KERNEL_MODULES: importlib.import_module(name)\n"
+        "print(source_key())\n")
+    assert result.returncode == 0, result.stderr[-2000:]

@@ -14,8 +14,6 @@ import json
 import math
 from typing import Any
 
-import orjson
-
 from hexrail.errors import HexrailError
 
 MAX_BYTES = 32 * 1024 * 1024  # a JSON document, as text
@@ -120,6 +118,8 @@ def loads(text: str | bytes) -> Any:
     lone surrogates, malformed text), json reads the text as before and says what is wrong.
     (One difference: orjson reads an integer past 2^64 as a float, which every integer field
     refuses, as `check_document` refuses the integer.)"""
+    import orjson  # (here: building the kernels imports this module, without orjson)
+
     try:
         return orjson.loads(text)
     except orjson.JSONDecodeError:
