@@ -104,3 +104,25 @@ def test_the_store_of_hex_rows_starts_again_between_boards(monkeypatch):
     for pos in boards * 2:
         assert not differences(compile_track(pos), compile_track_twin(pos))
     assert hexrows._STORE.generation >= 2 and compile_track(boards[0]).n_chains
+
+
+def test_ever_new_names_and_track_kinds_start_every_number_again(monkeypatch):
+    """A service fed boards of ever new hex names and track kinds keeps a bounded count of
+    them: past the limits everything is numbered again, and every board still compiles to
+    the twin's graph."""
+    from hexrail.graph import hexrows
+
+    monkeypatch.setattr(hexrows, "NAME_LIMIT", 12)
+    monkeypatch.setattr(hexrows, "TRACK_LIMIT", 5)
+    generation = hexrows._STORE.generation
+    for k in range(6):
+        kind = f"gauge{k}"
+        hexes = {f"A{r + 10 * k}": {"tile": f"city=revenue:20;path=a:0,b:_0,track:{kind}"}
+                 for r in (1,)}
+        hexes.update({f"A{3 + 10 * k}": {"tile": f"city=revenue:30;path=a:3,b:_0,track:{kind}"}})
+        pos = position_from_json({"layout": "flat", "company": "A", "companies": [{"id": "A"}],
+                                  "trains": ["2"], "hexes": hexes})
+        for gauge in (kind, "broad"):
+            assert not differences(compile_track(pos, gauge), compile_track_twin(pos, gauge))
+        assert len(hexrows._NAME_IDS) <= 12 + 2 * 7 and len(hexrows._TRACK_CODES) <= 5 + 1
+    assert compile_track(pos, kind).n_chains == 1 and hexrows._STORE.generation >= generation + 2

@@ -23,6 +23,10 @@ from hexrail.model.tile import revenue_for
 # Track kinds as codes for the gather (`gauge_matches`: dual carries broad and narrow trains).
 DUAL, BROAD, NARROW = 0, 1, 2
 _TRACK_CODES = {"dual": DUAL, "broad": BROAD, "narrow": NARROW}
+# Names and track kinds are numbered for good; past these many (a service fed ever new names),
+# every number, the store and the maps' names start again (`slots_of`).
+NAME_LIMIT = 200_000
+TRACK_LIMIT = 1_000
 
 
 def track_code(track: str) -> int:
@@ -102,12 +106,15 @@ class _Store:
         self.refs: list[tuple[str, ...]] = []  # per slot its nodes' references
         self.plain: dict[tuple[str, ...], tuple[np.ndarray, np.ndarray]] = {}
 
+    def restart(self) -> None:
+        self.generation += 1
+        self._reset()
+
     def __call__(self, h) -> HexRows:
         found = self.table.get(id(h))
         if found is None:
             if len(self.table) >= self.LIMIT:
-                self.generation += 1
-                self._reset()
+                self.restart()
             found = self.table[id(h)] = (h, HexRows(h))
             self.slot_of[id(h)] = found[1].slot
         return found[1]
@@ -142,6 +149,8 @@ class _Store:
         """Per node of the store, its stop's revenue in a phase of `colors` (0 for no stop),
         made for the nodes of `slots` where not made before."""
         found = self.plain.get(colors)
+        if found is None and len(self.plain) >= 16:
+            self.plain.clear()  # (phases are few in a game; ever new colours are no game)
         if found is None or len(found[0]) < self.n_nodes or len(found[1]) < self.n_slots:
             old = found
             found = self.plain[colors] = (np.zeros(len(self.node_t), np.int64),
@@ -182,6 +191,12 @@ def slots_of(pos: Position) -> np.ndarray:
     """The store's slots of `pos`'s hexes (`_Store.slots`), kept for the last position asked:
     its track and its stop columns are made one after the other. (Kept here, not with the
     position: slots hold only in this process.)"""
+    if len(_NAME_IDS) > NAME_LIMIT or len(_TRACK_CODES) > TRACK_LIMIT:
+        _NAME_IDS.clear()
+        _NAMES.clear()
+        _TRACK_CODES.clear()
+        _TRACK_CODES.update(dual=DUAL, broad=BROAD, narrow=NARROW)
+        _STORE.restart()
     if _LAST[0] is not pos or _LAST[1] is not _STORE or _LAST[2] != _STORE.generation:
         slots = _STORE.slots(pos.hexes)
         _LAST[:] = pos, _STORE, _STORE.generation, slots
@@ -241,8 +256,8 @@ def board(pos: Position, gauge: str, single_joins_double: bool, extra_resources:
     """The map's names, and the arrays of `pos`'s track for trains of `gauge`
     (`_track_kernels.compile_board`, whose arguments these are)."""
     hexes = pos.hexes
+    slots = slots_of(pos)  # (first: it may start every number again)
     found = names(tuple(map(_ID, hexes)))
-    slots = slots_of(pos)
     t = _STORE.slot_t
     across = found.names_across(pos.layout) if not t[slots, K.S_EXPLICIT].all() \
         else np.zeros((0, 6), np.int64)
