@@ -47,7 +47,7 @@ class HexRows:
     end; terminal; the town of its stretch, numbered within the hex, or -1. ``slot``: its
     place in the store (`_Store`)."""
 
-    __slots__ = ("edges", "impassable", "node_at", "rows", "slot")
+    __slots__ = ("node_at", "rows", "slot")
 
     def __init__(self, h) -> None:
         tile = h.tile
@@ -70,9 +70,7 @@ class HexRows:
             rows[k, K.STRETCH_COL] = towns.setdefault(stretches[k], len(towns)) \
                 if k in stretches else -1
         self.rows = rows
-        self.edges = edges  # bit per side its track reaches
-        self.impassable = h.impassable
-        self.slot = _STORE.add(h, self, len(towns))
+        self.slot = _STORE.add(h, self, len(towns), edges)
 
 
 def _grown(a: np.ndarray, need: int) -> np.ndarray:
@@ -119,7 +117,9 @@ class _Store:
             self.slot_of[id(h)] = found[1].slot
         return found[1]
 
-    def add(self, h, r: HexRows, n_stretches: int) -> int:
+    def add(self, h, r: HexRows, n_stretches: int, edges: int) -> int:
+        """Put hex `h` (its rows `r`, the towns of its stretches, the sides its track reaches
+        as bits) in the next slot; its number."""
         s, n0, r0 = self.n_slots, self.n_nodes, self.n_rows
         nodes, paths = h.tile.nodes, h.tile.paths
         self.slot_t = _grown(self.slot_t, s + 1)
@@ -130,8 +130,8 @@ class _Store:
         # a city (or pass) may hold a station or be full: some token, or a city of no slots
         live = bool(h.tokens or h.extra_tokens) or any(
             n.kind in ("city", "pass") and n.slots == 0 for n in nodes)
-        self.slot_t[s] = (n0, len(nodes), r0, len(paths), n_stretches, r.edges,
-                          sum(1 << e for e in r.impassable), h.neighbours is not None, live,
+        self.slot_t[s] = (n0, len(nodes), r0, len(paths), n_stretches, edges,
+                          sum(1 << e for e in h.impassable), h.neighbours is not None, live,
                           any(n.groups for n in nodes), *nb)
         for k, n in enumerate(nodes):
             stop = n.is_stop

@@ -43,7 +43,6 @@ def may_pass(arrived: int, leaving: int) -> bool:
     return not ((arrived | leaving) & TERMINAL or arrived & leaving & STRETCH)
 
 
-STOP_KIND_BITS = {"city": 1, "town": 2, "offboard": 4, "halt": 8}
 KIND_CODES = {"city": 0, "town": 1, "offboard": 2, "halt": 3, "junction": 4, "pass": 5}
 
 
