@@ -438,3 +438,57 @@ def stitch(p_hex, rows, p_usable, node_base, stretch_base, hex_nb, hex_rank, twi
     return (n_vertices, vertex_res, vertex_side_hex, chain_ends, chain_side, chain_terminal,
             chain_crossings, path_ptr, flat_paths, hex_ptr, flat_hexes[:n_flat_hexes], chain_res,
             adj_ptr, adj_chain, adj_end, n_points, words)
+
+
+@kernel
+def train_columns(n, stop, kind, value, subsidy, count, cost, block, may_end, end_class, anchor,
+                  every_stop, riding, node_twin, with_subsidy):
+    """One train's per-node arrays on a graph of `n` nodes (`hexrail.graph.trains.lower_train`)
+    from its stop columns (`hexrail.rules.columns.StopColumns`, over the first ``len(stop)``
+    nodes; the twins of stops run to twice come after): per node its kind (-1: no stop), and
+    for a stop its cost, count code (a mandatory stop of a kind in the bits `riding` counted
+    optional), block, whether it may end a route, its end class, value and subsidy (0 for no
+    stop); a twin has its original's, but anchors nothing. Anchors (stops with a station, or
+    every stop with `every_stop`) ranked in node order (-1: none); what counting each is worth
+    (its value, and its subsidy `with_subsidy`)."""
+    n_real = stop.shape[0]
+    kidx = np.full(n, -1, np.int8)
+    n_cost = np.zeros(n, np.int64)
+    n_count = np.zeros(n, np.int8)
+    n_block = np.zeros(n, np.int8)
+    n_end = np.zeros(n, np.bool_)
+    n_class = np.zeros(n, np.int64)
+    n_value = np.zeros(n, np.int64)
+    n_subsidy = np.zeros(n, np.int64)
+    rank = np.full(n, -1, np.int64)
+    ranked = 0
+    for i in range(n_real):
+        kidx[i] = kind[i]
+        n_block[i] = block[i]
+        if not stop[i]:
+            continue
+        n_cost[i] = cost[i]
+        n_count[i] = count[i]
+        if count[i] == 0 and kind[i] >= 0 and (riding >> kind[i]) & 1:
+            n_count[i] = 1
+        n_end[i] = may_end[i]
+        n_class[i] = end_class[i]
+        n_value[i] = value[i]
+        n_subsidy[i] = subsidy[i]
+        if every_stop or anchor[i]:
+            rank[i] = ranked
+            ranked += 1
+    for v in range(n):
+        o = node_twin[v]
+        if o < 0:
+            continue
+        kidx[v] = kidx[o]
+        n_cost[v] = n_cost[o]
+        n_count[v] = n_count[o]
+        n_block[v] = n_block[o]
+        n_end[v] = n_end[o]
+        n_class[v] = n_class[o]
+        n_value[v] = n_value[o]
+        n_subsidy[v] = n_subsidy[o]
+    weight = n_value + n_subsidy if with_subsidy else n_value.copy()
+    return kidx, n_cost, n_count, n_block, n_end, n_class, n_value, n_subsidy, rank, weight

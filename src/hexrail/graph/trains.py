@@ -11,7 +11,7 @@ from hexrail.errors import HexrailError
 from hexrail.graph.track import TrackGraph
 from hexrail.model.position import Position, Train
 from hexrail.model.trains import UNLIMITED, Row, TrainSpec
-from hexrail.rules.base import (FIRST, MANDATORY, OPTIONAL, Bonus, CyclicRun, EndBonus, HexBonus,
+from hexrail.rules.base import (FIRST, MANDATORY, Bonus, CyclicRun, EndBonus, HexBonus,
                                OnceBonus, Profile, Revisit, RouteBonus, SetsBonus, TrackBonus,
                                stop_columns)
 from hexrail.rules.columns import COUNT_CODE, KIND_INDEX, node_groups
@@ -165,37 +165,37 @@ class TrainData:
 def lower_train(pos: Position, graph: TrackGraph, profile: Profile, train: Train,
                 objective: str = "income") -> TrainData:
     """The arrays of `train` on `graph` as `profile` rules them."""
+    from hexrail.graph._track_kernels import train_columns
+
     n = graph.n_nodes
     cols = stop_columns(pos, train, profile)
     stop = cols.stop
-    n_real = len(stop)  # (the twins of stops run to twice come after, copied below)
+    n_real = len(stop)  # (the twins of stops run to twice come after)
 
     def column(values: np.ndarray, dtype: type) -> np.ndarray:
         out = np.zeros(n, dtype)
         out[:n_real] = np.where(stop, values, 0)
         return out
 
-    kidx = np.full(n, -1, np.int8)
-    kidx[:n_real] = cols.kind
-    cost = column(cols.cost, np.int64)
-    optional = column(cols.count, np.int8)
-    rows, riding = _free_riders(train.spec, kidx[:n_real][stop], cols.cost[stop])
-    if riding:  # (the walk's choice of paid stops is then exact: `hexrail.search.rows`)
-        optional[(optional == COUNT_CODE[MANDATORY]) & np.isin(kidx, riding)] = COUNT_CODE[OPTIONAL]
+    stop_kinds, stop_costs = cols.kind[stop], cols.cost[stop]
+    rows, riding = _free_riders(train.spec, stop_kinds, stop_costs)
     visit_cap, pay_cap = row_caps(rows, "visit"), row_caps(rows, "pay")
+    # (`riding`: the walk's choice of paid stops is then exact, `hexrail.search.rows`)
+    # (as the kernel is built: a profile's columns of other types would fall back to numba's JIT)
+    kidx, cost, optional, block, can_end, end_class, value, subsidy, rank, weight = train_columns(
+        n, *(np.ascontiguousarray(a, t) for a, t in (
+            (stop, np.bool_), (cols.kind, np.int8), (cols.value, np.int64),
+            (cols.subsidy, np.int64), (cols.count, np.int8), (cols.cost, np.int64),
+            (cols.block, np.int8), (cols.may_end, np.bool_), (cols.end_class, np.int64),
+            (cols.anchor, np.bool_))),
+        not train.spec.requires_token, sum(1 << k for k in riding), graph.node_twin,
+        objective == "income")
     # rows sharing a kind still: the walk places each route's stops in them, one row each,
     # where their loads are few enough to weigh (`search._kernels.select_placed`); else the
     # chosen routes are placed afterwards (`by_placing`)
     placing = train.spec.rows_share_kinds and not riding
-    placed_rows = _placed_rows(rows, kidx[:n_real][stop], cols.cost[stop]) if placing else {}
+    placed_rows = _placed_rows(rows, stop_kinds, stop_costs) if placing else {}
     by_placing = placing and not placed_rows
-    block = np.zeros(n, np.int8)
-    block[:n_real] = cols.block
-    can_end = column(cols.may_end, np.bool_)
-    end_class = column(cols.end_class, np.int64)
-    anchor = column(cols.anchor if train.spec.requires_token else True, np.bool_)
-    value = column(cols.value, np.int64)
-    subsidy = column(cols.subsidy, np.int64)
     bonuses = profile.bonuses(pos, train)
     tagged, hex_tag_extra = _tag_bonuses(bonuses)
     tag_names = sorted({tag for b in tagged for tag, _ in b.conditions})
@@ -240,13 +240,11 @@ def lower_train(pos: Position, graph: TrackGraph, profile: Profile, train: Train
                 raise HexrailError("more than 63 stop groups on one map",
                                    where=f"hex {cols.refs[i].rpartition('-')[0]}")
             groups[i] |= 1 << bit
-    # A twin node (a stop a route may run to twice) is its original once more; the original
-    # alone anchors routes.
-    for v in np.flatnonzero(graph.node_twin >= 0).tolist():
-        o = int(graph.node_twin[v])
-        for arr in (kidx, cost, optional, block, can_end, end_class, value, subsidy, tags,
-                    end_bonus):
-            arr[v] = arr[o]
+    # A twin node (a stop a route may run to twice) is its original once more (`train_columns`);
+    # the original alone anchors routes.
+    twins = np.flatnonzero(graph.node_twin >= 0)
+    for v, o in zip(twins.tolist(), graph.node_twin[twins].tolist()):
+        tags[v], end_bonus[v] = tags[o], end_bonus[o]
         if o in stop_tallies:
             stop_tallies[v] = stop_tallies[o]
     limits = profile.tally_limits(pos, train)
@@ -256,9 +254,6 @@ def lower_train(pos: Position, graph: TrackGraph, profile: Profile, train: Train
         for name, count in pairs:
             if name in tally_names:
                 node_tally[i, tally_names.index(name)] += count
-    rank = np.full(n, -1, np.int64)
-    rank[np.flatnonzero(anchor)] = np.arange(int(anchor.sum()))
-    weight = value + (subsidy if objective == "income" else 0)
     plan = profile.plan_rules(pos)
 
     track_bonus = np.zeros(len(pos.hexes), np.int64)
@@ -282,7 +277,7 @@ def lower_train(pos: Position, graph: TrackGraph, profile: Profile, train: Train
     if pay_rule.bonuses_on_paid or pay_rule.paid_station:
         # the exact choice tries every subset of the route's tagged stops and stations: as
         # many as a route holds at most (its visit units, and the stops costing none)
-        marked = (tags != 0) | (anchor & pay_rule.paid_station)
+        marked = (tags != 0) | ((rank >= 0) & pay_rule.paid_station)
         visits = int(visit_cap[N_SUBSETS - 1])
         special = min(int(marked.sum()), visits + int((marked & (cost == 0)).sum()))
         if special > MAX_SPECIAL:
@@ -304,14 +299,11 @@ def lower_train(pos: Position, graph: TrackGraph, profile: Profile, train: Train
         cond_ptr.append(len(cond_tag))
         b_group.append(bonus_groups.setdefault(b.group, len(bonus_groups)) if b.group else -1)
 
-    cut_top, cut_extra, node_bound, reach = _walk_bound(kidx, cost, weight, tags, tagged, tag_bit,
-                                                        end_bonus, track_bonus, visit_cap,
-                                                        pay_cap, optional)
+    cut_top, cut_extra, node_bound, reach = _cuts(graph, kidx, cost, optional, block, weight, tags,
+                                                  tagged, tag_bit, end_bonus, track_bonus,
+                                                  visit_cap, pay_cap, plan.max_bypass)
     if pay_rule.passed_unpaid and plan.max_bypass > 0:
         reach.pop("arm_extra", None)  # (a stop passed unpaid takes its worth off arm 1)
-    if "reach_walk" not in reach:
-        reach |= _reach_bound(graph, kidx, cost, optional, block, weight + node_bound,
-                              cut_top, cut_extra, track_bonus, plan.max_bypass)
     return TrainData(
         train=train, node_kidx=kidx, node_cost=cost, node_optional=optional, node_block=block,
         node_can_end=can_end, node_end_class=end_class, node_anchor_rank=rank, node_groups=groups,
@@ -397,10 +389,11 @@ def _no_reentry(pos: Position, profile: Profile) -> np.ndarray:
     return np.array([profile.reentry_forbidden(pos, h) for h in pos.hexes], np.bool_)
 
 
-def _walk_bound(kidx: np.ndarray, cost: np.ndarray, weight: np.ndarray, tags: np.ndarray,
-                tagged: list[Bonus], tag_bit: dict[str, int], end_bonus: np.ndarray,
-                track_bonus: np.ndarray, visit_cap: np.ndarray, pay_cap: np.ndarray,
-                optional: np.ndarray) -> tuple[np.ndarray, int, np.ndarray, dict]:
+def _cuts(graph: TrackGraph, kidx: np.ndarray, cost: np.ndarray, optional: np.ndarray,
+          block: np.ndarray, weight: np.ndarray, tags: np.ndarray, tagged: list[Bonus],
+          tag_bit: dict[str, int], end_bonus: np.ndarray, track_bonus: np.ndarray,
+          visit_cap: np.ndarray, pay_cap: np.ndarray, max_bypass: int
+          ) -> tuple[np.ndarray, int, np.ndarray, dict]:
     """What a partial walk can still add, so that the walk is cut where no extension reaches
     the routes wanted (`enumerate_routes(min_value=...)`, `best_only`): with k visit units left,
     at most the k best stops costing distance (``top[k]``), every stop costing none, and every
@@ -412,64 +405,55 @@ def _walk_bound(kidx: np.ndarray, cost: np.ndarray, weight: np.ndarray, tags: np
     (express trains), the walk is also cut by the best stops it can still reach
     (``reach_walk``: how many a route is paid for; the bonuses at their most in
     ``reach_extra``), the fourth item, which also holds ``arm_extra`` (`TrainData.arm_extra`,
-    the bonuses at their most). (Summing every stop a walk can reach cuts too little on large
-    boards to pay for the search: D trains get no such cut; taking the worthier arm first is
-    what keeps their walks short.)"""
-    stop = kidx >= 0
+    the bonuses at their most) and the sharper cut's tables (`_reach_bound`). (Summing every
+    stop a walk can reach cuts too little on large boards to pay for the search: D trains get
+    no such cut; taking the worthier arm first is what keeps their walks short.)"""
+    from hexrail.search._kernels import stop_cuts
+
     units = int(visit_cap[N_SUBSETS - 1])
     bound = np.zeros(len(kidx), np.int64)
-    if not stop.any() or weight[stop].min() < 0:
-        return np.zeros(0, np.int64), 0, bound, {}
     extra = 0
-    for b in tagged:
-        if b.amount > 0 and b.per_count and b.conditions:
-            bound[stop & (tags & (1 << tag_bit[b.conditions[0][0]]) != 0)] += b.amount
-        elif b.amount > 0:
-            extra += b.amount
-    extra += int(end_bonus.max(initial=0)) + int(track_bonus[track_bonus > 0].sum())
+    if tagged:
+        stop = kidx >= 0
+        for b in tagged:
+            if b.amount > 0 and b.per_count and b.conditions:
+                bound[stop & (tags & (1 << tag_bit[b.conditions[0][0]]) != 0)] += b.amount
+            elif b.amount > 0:
+                extra += b.amount
+    usable, top, free, costed, costly, counted, order, shut, step = stop_cuts(
+        kidx, cost, optional, block, weight, bound, units if units < NO_LIMIT else -1, max_bypass)
+    if not usable:
+        return top[:0], 0, np.zeros(len(kidx), np.int64), {}
+    extra += int(end_bonus.max(initial=0)) + int(track_bonus[track_bonus > 0].sum()) \
+        if track_bonus.any() or end_bonus.any() else 0
     reach = {"arm_extra": extra}
     if units > REACH_UNITS:
         # every stop takes a paid place (none costs nothing, none is optional) and earns only
         # where paid (no bonus counts it visited): a route is paid for its best ones only
         paid = int(pay_cap[N_SUBSETS - 1])
-        places = (paid < NO_LIMIT and (cost[stop] > 0).all() and not optional[stop].any()
-                  and not bound.any())
-        if places:
+        if paid < NO_LIMIT and costed and counted and not bound.any():
             reach.update(reach_walk=paid, reach_extra=extra)
     if units >= NO_LIMIT:
-        return np.zeros(0, np.int64), 0, bound, reach
-    worth = weight + bound
-    best = np.sort(worth[stop & (cost > 0)])[::-1][:units]
-    top = np.zeros(units + 1, np.int64)
-    top[1:len(best) + 1] = np.cumsum(best)
-    top[len(best) + 1:] = top[len(best)]
-    extra += int(worth[stop & (cost == 0)].sum())
+        return top, 0, bound, reach
+    extra += free
+    if units <= REACH_UNITS and not costly and counted:
+        reach |= _reach_bound(graph, order, shut, step, extra, track_bonus, units)
     return top, extra, bound, reach
 
 
-def _reach_bound(graph: TrackGraph, kidx: np.ndarray, cost: np.ndarray, optional: np.ndarray,
-                 block: np.ndarray, worth: np.ndarray, cut_top: np.ndarray, cut_extra: int,
-                 track_bonus: np.ndarray, max_bypass: int) -> dict:
+def _reach_bound(graph: TrackGraph, order: np.ndarray, shut: np.ndarray, step: np.ndarray,
+                 cut_extra: int, track_bonus: np.ndarray, units: int) -> dict:
     """The walk's sharper cut (`TrainData.reach_order` ...), where it holds: with k units left
     a walk can add only stops it can still reach, and only one of them as far as k units, two
     within k - 1, ... from its ends (the current end and, while arm 1 runs, the anchor arm 2
     leaves from); a hex's track bonus only where it runs already or can still run, and no
     more than the best tour of those it can (`hex_tours`). Distances
     count the units of the stops on the way and ignore every rule but the stops a train may
-    never pass, so they are never more than a walk spends. Sound where the plain cut is and
-    every stop costing distance costs one unit and counts whenever visited (N trains)."""
-    stop = kidx >= 0
-    units = len(cut_top) - 1
-    if not len(cut_top) or units > REACH_UNITS or ((cost[stop] > 1) & (cost[stop] <= units)).any() \
-            or (optional[stop] != 0).any():
-        return {}
-    order = np.flatnonzero(stop & (cost == 1) & (worth > 0))
-    order = order[np.argsort(-worth[order], kind="stable")]
-    from hexrail.search._kernels import (HARD_BLOCK, REACH_FAR, SOFT_BLOCK, TOUR_HEXES, hex_tours,
-                                         reach_distances)
+    never pass (`shut`), so they are never more than a walk spends. Sound where the plain cut
+    is and every stop costing distance costs one unit (`step`; those in `order` are worth
+    something, worthiest first) and counts whenever visited (N trains)."""
+    from hexrail.search._kernels import REACH_FAR, TOUR_HEXES, hex_tours, reach_distances
 
-    shut = (block == HARD_BLOCK) | ((block == SOFT_BLOCK) & (max_bypass == 0))
-    step = np.where(stop, cost, 0).astype(np.int64)
     # the trains of a position mostly share their stops' costs and blocks: one search serves
     known = graph.__dict__.setdefault("_reach_distances", {})
     key = step.tobytes() + shut.tobytes()
@@ -479,10 +463,11 @@ def _reach_bound(graph: TrackGraph, kidx: np.ndarray, cost: np.ndarray, optional
             known.clear()
         dist = known[key] = reach_distances(graph.adj_ptr, graph.adj_chain, graph.adj_end,
                                             graph.chain_ends, graph.n_nodes, step, shut)
+    if not track_bonus.any():
+        return {"reach_order": order, "reach_dist": dist, "reach_extra": cut_extra}
     hexes = np.flatnonzero(track_bonus > 0)
     hex_dist = np.full((dist.shape[0], len(hexes)), REACH_FAR, np.int16)
-    chain_of = np.repeat(np.arange(len(graph.chain_ends)), np.diff(graph.chain_hex_ptr)) \
-        if len(hexes) else None
+    chain_of = np.repeat(np.arange(len(graph.chain_ends)), np.diff(graph.chain_hex_ptr))
     ends_ptr = np.zeros(len(hexes) + 1, np.int64)
     all_ends = []
     for i, h in enumerate(hexes.tolist()):
@@ -495,7 +480,7 @@ def _reach_bound(graph: TrackGraph, kidx: np.ndarray, cost: np.ndarray, optional
     if 1 < len(hexes) <= TOUR_HEXES:
         tour = hex_tours(dist, hex_dist, ends_ptr, np.concatenate(all_ends).astype(np.int64),
                          track_bonus[hexes], units)
-    return {"reach_order": order.astype(np.int64), "reach_dist": dist,
+    return {"reach_order": order, "reach_dist": dist,
             "reach_extra": cut_extra - int(track_bonus[hexes].sum()),
             "reach_hexes": hexes.astype(np.int64), "reach_hex_amount": track_bonus[hexes],
             "reach_hex_dist": hex_dist, "reach_hex_tour": tour}

@@ -628,6 +628,70 @@ def reach_distances(adj_ptr, adj_chain, adj_end, chain_ends, n_nodes, step, shut
     return dist
 
 
+@kernel
+def stop_cuts(kidx, cost, optional, block, weight, bound, units, max_bypass):
+    """What the walk's cuts (`hexrail.graph.trains._cuts`) read of one train's stops, `bound`
+    being the bonuses each counts at their most: ``(usable, top, free, costed, costly,
+    counted, order, shut, step)``: is there a stop and none worth less than nothing; the most
+    the k best stops costing distance are worth with their bonuses (``top[k]``, k up to
+    `units`; empty for units < 0); what those costing none are worth; does every stop cost
+    distance; does one cost more than one unit but no more than `units`; is every stop
+    counted whenever visited; the stops costing one unit worth something, worthiest first;
+    per node, does no route pass it (`max_bypass`: full cities a route may pass); and per node
+    the units entering it costs."""
+    n = kidx.shape[0]
+    usable = False
+    negative = False
+    free = 0
+    costed = True
+    costly = False
+    counted = True
+    shut = np.zeros(n, np.bool_)
+    step = np.zeros(n, np.int64)
+    worth = np.zeros(n, np.int64)
+    n_paid = 0
+    n_order = 0
+    for i in range(n):
+        shut[i] = block[i] == HARD_BLOCK or (block[i] == SOFT_BLOCK and max_bypass == 0)
+        if kidx[i] < 0:
+            continue
+        usable = True
+        negative |= weight[i] < 0
+        worth[i] = weight[i] + bound[i]
+        step[i] = cost[i]
+        if cost[i] > 0:
+            n_paid += 1
+        else:
+            free += worth[i]
+            costed = False
+        costly |= 1 < cost[i] <= units
+        counted &= optional[i] == 0
+        if cost[i] == 1 and worth[i] > 0:
+            n_order += 1
+    usable &= not negative
+    paid = np.empty(n_paid, np.int64)
+    order = np.empty(n_order, np.int64)
+    j = 0
+    k = 0
+    for i in range(n):
+        if kidx[i] < 0:
+            continue
+        if cost[i] > 0:
+            paid[j] = worth[i]
+            j += 1
+        if cost[i] == 1 and worth[i] > 0:
+            order[k] = i
+            k += 1
+    top = np.zeros(max(units + 1, 0), np.int64)
+    if units >= 0:
+        paid.sort()
+        for u in range(1, units + 1):
+            top[u] = top[u - 1] + (paid[n_paid - u] if u <= n_paid else 0)
+    # worthiest first, in node order among equals
+    order = order[np.argsort(-worth[order], kind="mergesort")]
+    return usable, top, free, costed, costly, counted, order, shut, step
+
+
 TOUR_HEXES = 10  # bonus hexes past which `hex_tours` is not computed (2^n subsets per vertex)
 
 
