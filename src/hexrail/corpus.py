@@ -29,6 +29,7 @@ from tqdm import tqdm
 from hexrail.compiled import first_run_notice
 from hexrail.errors import HexrailError
 from hexrail.io.limits import loads
+from hexrail.io.native import split_json
 
 Task = tuple[str, int, str]  # file, line number, line text
 
@@ -59,19 +60,22 @@ def solve_task(task: Task, time_limit: float | None = None, objective: str = "in
     from hexrail.io.g18xx import position_from_18xx, score_routes, solve_record
 
     name, number, text = task
-    try:
-        data = loads(text)
-    except ValueError as err:  # malformed, or NaN / Infinity / 1e999, which JSON has not
-        message = (f"malformed JSON at column {err.colno}: {err.msg}"
-                   if isinstance(err, json.JSONDecodeError) else str(err))
-        return {"file": name, "line": number, "title": None, "fixture": None, "action_index": None,
-                "error": message}
-    record = solve_record(data, time_limit=time_limit, objective=objective)
+    # (an 18xx.games position's hexes read apart: each looked up among those read before)
+    data, apart = split_json(text, "hexes", f"{name} line {number}") or (None, None)
+    if data is None:
+        try:
+            data = loads(text)
+        except ValueError as err:  # malformed, or NaN / Infinity / 1e999, which JSON has not
+            message = (f"malformed JSON at column {err.colno}: {err.msg}"
+                       if isinstance(err, json.JSONDecodeError) else str(err))
+            return {"file": name, "line": number, "title": None, "fixture": None,
+                    "action_index": None, "error": message}
+    record = solve_record(data, time_limit=time_limit, objective=objective, apart=apart)
     record = {"file": name, "line": number, **record}
     if "error" in record:
         return record
     try:
-        pos = position_from_18xx(data)
+        pos = position_from_18xx(data, apart)
         for source in ("submitted", "auto_router"):
             scored = score_routes(pos, data, source, objective=objective)
             if scored is not None:

@@ -11,14 +11,15 @@ import json
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path as FilePath
-from typing import Any
+from typing import Any, NamedTuple
 
 import jsonschema
+import numpy as np
 import orjson
 
 from hexrail.errors import HexrailError
-from hexrail.io.limits import (MAX_BYTES, MAX_DEPTH, MAX_HEXES, MAX_TRAINS, at_most, check_document,
-                               check_text, surely_within, walk_document)
+from hexrail.io.limits import (INT_DIGITS, MAX_BYTES, MAX_DEPTH, MAX_HEXES, MAX_STRING, MAX_TRAINS,
+                               at_most, check_document, check_text, surely_within, walk_document)
 from hexrail.model.frozen import FrozenMap, thaw
 from hexrail.model.hexgrid import Layout
 from hexrail.model.notation import parse_tile
@@ -38,6 +39,12 @@ def position_schema() -> dict:
 def read_json(source: str | bytes | FilePath, what: str = "position") -> Any:
     """Parse JSON text or a file, naming the line and column of a syntax error; the document
     must be within the reader's limits (`hexrail.io.limits`)."""
+    text, where = _text(source, what)
+    return _read(text, where, what)
+
+
+def _text(source: str | bytes | FilePath, what: str) -> tuple[str | bytes, str]:
+    """The text of `source` (a file's, read), within `MAX_BYTES`, and where it comes from."""
     where = what
     if isinstance(source, FilePath):
         where = str(source)
@@ -50,7 +57,10 @@ def read_json(source: str | bytes | FilePath, what: str = "position") -> Any:
             raise HexrailError(f"cannot read file: {err.strerror}", where=where) from None
         except ValueError as err:  # a NUL byte in the name
             raise HexrailError(f"cannot read file: {err}", where=repr(where)) from None
-    text = check_text(source, where)
+    return check_text(source, where), where
+
+
+def _read(text: str, where: str, what: str) -> Any:
     try:
         # orjson reads twice as fast. Where it refuses (NaN, 1e999, lone surrogates, bad JSON),
         # json reads the text as before: it says where the JSON is malformed, and the walk
@@ -62,6 +72,66 @@ def read_json(source: str | bytes | FilePath, what: str = "position") -> Any:
         # (orjson reads an integer past 2^64 as a float: json keeps it, for the walk to refuse)
         walk_document(_parse(text, where), what)
     return data
+
+
+class Apart(NamedTuple):
+    """The objects of an array member of a document, left unparsed (`read_json_apart`): the
+    document's text (UTF-8), the spans of the array (row 0) and of each object in it."""
+
+    text: bytes
+    spans: np.ndarray
+    where: str
+    what: str
+
+    def texts(self) -> list[bytes]:
+        """Each object's text, in order."""
+        text = self.text
+        return [text[a:b] for a, b in self.spans[1:].tolist()]
+
+    def whole(self) -> list:
+        """The array, parsed."""
+        a, b = self.spans[0].tolist()
+        return orjson.loads(self.text[a:b])
+
+    def one(self, text: bytes) -> Any:
+        """One object's text parsed; where it is no JSON, the error `read_json` gives the
+        document (whose text then is none either)."""
+        try:
+            return orjson.loads(text)
+        except orjson.JSONDecodeError:
+            _read(self.text.decode("utf-8", "surrogatepass"), self.where, self.what)
+            raise HexrailError("malformed JSON", where=self.where) from None
+
+
+def read_json_apart(source: str | bytes | FilePath, key: str, what: str = "position"
+                    ) -> tuple[Any, Apart | None]:
+    """`read_json`, leaving unparsed the objects of the member `key` of the outermost object
+    where it is an array of them (and the text surely within the reader's limits: one compiled
+    pass, `_scan_kernels.json_scan`, says both): ``(document, Apart)``, the document holding an
+    empty array there; else ``(document, None)``. An 18xx.games position is nine tenths hexes,
+    mostly the same as the position before's: read apart, each hex's text is looked up among
+    those read before (`hexrail.io.g18xx.reader`)."""
+    text, where = _text(source, what)
+    split = split_json(text, key, where, what)
+    return split if split is not None else (_read(text, where, what), None)
+
+
+def split_json(text: str, key: str, where: str = "position", what: str = "position"
+               ) -> tuple[Any, Apart] | None:
+    """`read_json_apart`'s answer where it leaves the objects apart; else None (the text read
+    whole says what it holds, or what is wrong with it)."""
+    from hexrail.io._scan_kernels import json_scan
+
+    raw = text.encode("utf-8", "surrogatepass")
+    within, spans = json_scan(np.frombuffer(raw, np.uint8), MAX_DEPTH, INT_DIGITS, MAX_STRING,
+                              np.frombuffer(key.encode(), np.uint8), raw.count(b"{"))
+    if not (within and len(spans)):
+        return None
+    a, b = spans[0].tolist()
+    try:
+        return orjson.loads(b"".join((raw[:a], b"[]", raw[b:]))), Apart(raw, spans, where, what)
+    except orjson.JSONDecodeError:
+        return None
 
 
 def _parse(text: str, where: str) -> Any:
@@ -241,8 +311,9 @@ def load_position(source: Any) -> Position:
         source = check_text(bytes(source))
     if isinstance(source, str) and not source.lstrip().startswith("{"):
         source = FilePath(source)
+    apart = None
     if isinstance(source, (str, FilePath)):
-        data = read_json(source)
+        data, apart = read_json_apart(source, "hexes")
     else:
         data = source
         check_document(data)
@@ -251,7 +322,9 @@ def load_position(source: Any) -> Position:
     if data.get("schema") == "18xx-route-position/1":
         from hexrail.io.g18xx import position_from_18xx  # the interop reader is optional weight
 
-        return position_from_18xx(data)
+        return position_from_18xx(data, apart)
+    if apart is not None:
+        data["hexes"] = apart.whole()
     return position_from_json(data)
 
 

@@ -12,6 +12,7 @@ import orjson
 
 from hexrail.errors import HexrailError
 from hexrail.io.limits import MAX_HEXES, MAX_TRAINS, at_most
+from hexrail.io.native import Apart
 from hexrail.model.frozen import FrozenMap
 from hexrail.model.hexgrid import Layout
 from hexrail.model.memo import ByIdentity
@@ -129,6 +130,44 @@ def _hexes(hexes_in: list) -> tuple[Hex, ...]:
     if keys and all(map(_HEXES.__contains__, keys)):
         return tuple(map(_HEXES.__getitem__, keys))
     return tuple(_hex_memo(h, k) for k, h in enumerate(hexes_in))
+
+
+def _texts_apart(apart: Apart) -> tuple[list[bytes], dict[int, Any]]:
+    """The hexes' texts, and those not read before parsed, by place (a text that is no JSON is
+    the document's fault, said before any other, as reading it whole says it)."""
+    texts = apart.texts()
+    return texts, {k: apart.one(t) for k, t in enumerate(texts) if t not in _HEXES}
+
+
+def _hexes_apart(apart: Apart, texts: list[bytes], parsed: dict[int, Any]
+                 ) -> tuple[tuple[Hex, ...], dict[str, Any]]:
+    """The hexes of their texts (`_texts_apart`) as `_hexes` reads them, each text looked up
+    among those read before (an 18xx.games position's text is written by orjson too, as the
+    keys of `_HEXES` are), then kept by its text; and per hex id its ``assignments``, where it
+    has some."""
+    at_most(len(texts), MAX_HEXES, "hexes", "hexes")
+    hexes = tuple(map(_HEXES.get, texts))
+    if not all(hexes):
+        hexes = tuple(h or _hex_text(apart, t, k, parsed) for k, (h, t) in enumerate(zip(hexes, texts)))
+    assignments = {}
+    a, b = apart.spans[0].tolist()
+    # (rare: a few titles' hexes hold them; a text with an escape may name them otherwise)
+    if apart.text.find(b'"assignments"', a, b) >= 0 or apart.text.find(b"\\", a, b) >= 0:
+        for k, (h, text) in enumerate(zip(hexes, texts)):
+            if b'"assignments"' in text or b"\\" in text:
+                found = (parsed[k] if k in parsed else apart.one(text)).get("assignments")
+                if found:
+                    assignments[h.id] = found
+    return hexes, assignments
+
+
+def _hex_text(apart: Apart, text: bytes, k: int, parsed: dict[int, Any]) -> Hex:
+    """The hex of a text not read before: by its value (`_hex_memo`), then kept by its text."""
+    found = _hex_memo(parsed[k] if k in parsed else apart.one(text), k)
+    if len(_HEXES) >= HEX_MEMO:
+        _HEXES.clear()
+    _HEXES[text] = found
+    return found
 
 
 def _hex_extras(h: Hex) -> tuple[tuple[str, ...], bool]:
@@ -368,8 +407,9 @@ def _train(raw: Any, k: int, overrides: dict[str, dict[str, int]]) -> Train | No
     return Train(train_id, str(name), spec, FrozenMap(overrides.get(train_id, {})))
 
 
-def position_from_18xx(data: dict) -> Position:
+def position_from_18xx(data: dict, apart: Apart | None = None) -> Position:
     """A `Position` from one 18xx.games route position (schema ``18xx-route-position/1``).
+    `apart`: its hexes' texts, where `hexrail.io.native.read_json_apart` left them unparsed.
 
     Only the trains the engine says can run (``runnable``) are kept. The rules profile is the
     registered one named like the title, else ``generic``; ``meta`` records the title, fixture,
@@ -381,14 +421,20 @@ def position_from_18xx(data: dict) -> Position:
     """
     if not isinstance(data, dict):
         raise HexrailError("a position must be a JSON object", where="position")
+    if apart is not None:
+        texts, parsed = _texts_apart(apart)
     schema = data.get("schema")
     if schema != SCHEMA:
         raise HexrailError(f"schema is {schema!r}, expected {SCHEMA!r}", where="schema")
     title = str(_need(data, "title", (str, int), "position"))
     layout = _layout(data)
-    hexes_in = _need(data, "hexes", list, "position")
-    at_most(len(hexes_in), MAX_HEXES, "hexes", "hexes")
-    hexes = _hexes(hexes_in)
+    if apart is None:
+        hexes_in = _need(data, "hexes", list, "position")
+        at_most(len(hexes_in), MAX_HEXES, "hexes", "hexes")
+        hexes = _hexes(hexes_in)
+        assignments = {h["id"]: h["assignments"] for h in hexes_in if h.get("assignments")}
+    else:
+        hexes, assignments = _hexes_apart(apart, texts, parsed)
 
     entity = _need(data, "entity", dict, "position")
     company = _need(entity, "id", str, "entity")
@@ -440,7 +486,6 @@ def position_from_18xx(data: dict) -> Position:
         raise HexrailError(f"title_state must be an object, not {json.dumps(state_in)[:40]}",
                            where="title_state")
     state = dict(state_in)
-    assignments = {h["id"]: h["assignments"] for h in hexes_in if h.get("assignments")}
     if assignments:
         state["assignments"] = assignments
     if data.get("train_autoroute_groups") is not None:

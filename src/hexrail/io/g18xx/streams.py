@@ -17,8 +17,9 @@ from typing import IO, Any
 
 from hexrail.compiled import first_run_notice
 from hexrail.errors import HexrailError
-from hexrail.io.limits import loads
 from hexrail.io.g18xx.reader import position_from_18xx
+from hexrail.io.limits import loads
+from hexrail.io.native import Apart, split_json
 from hexrail.io.g18xx.routes import plan_from_18xx_routes, route_to_18xx
 from hexrail.model.position import Position
 
@@ -49,31 +50,58 @@ def _open(path: str | FilePath) -> IO[str]:
         raise HexrailError(f"cannot read file: {err.strerror}", where=str(path)) from None
 
 
-def read_positions(path: str | FilePath) -> Iterator[tuple[int, Any]]:
-    """``(line number, parsed object or HexrailError)`` for every position in a file or stdin.
+def _document(text: str, number: int, path: str | FilePath, *, whole: bool
+              ) -> tuple[Any, Apart | None]:
+    """`_parse`, an 18xx.games position's hexes left apart where they may be (`split_json`:
+    read each from its text, the reader looks it up among those read before)."""
+    split = split_json(text, "hexes", str(path) if whole else f"line {number}")
+    return split if split is not None else (_parse(text, number, path, whole=whole), None)
 
-    A file holds JSON lines, or one JSON document over several lines. Blank lines are skipped.
-    """
+
+def _documents(path: str | FilePath) -> Iterator[tuple[int, Any, Apart | None]]:
+    """``(line number, parsed object or HexrailError, its hexes apart or None)`` for every
+    position in a file or stdin (`read_positions`)."""
     stream = _open(path)
     try:
         first = True
         for number, line in enumerate(stream, 1):
             if not line.strip():
                 continue
+            split = split_json(line, "hexes", f"line {number}")
+            if split is not None:
+                yield number, *split
+                first = False
+                continue
             try:
-                yield number, loads(line)
-            except json.JSONDecodeError as err:
+                yield number, loads(line), None
+            except json.JSONDecodeError:
                 if first:
                     # not JSON lines: one document spread over several lines
-                    yield number, _parse(line + stream.read(), number, path, whole=True)
+                    yield number, *_document(line + stream.read(), number, path, whole=True)
                     return
-                yield number, _parse(line, number, path, whole=False)
+                yield number, _parse(line, number, path, whole=False), None
             except ValueError as err:  # NaN, Infinity, 1e999: no JSON numbers
-                yield number, HexrailError(str(err), where=f"line {number}")
+                yield number, HexrailError(str(err), where=f"line {number}"), None
             first = False
     finally:
         if stream is not sys.stdin:
             stream.close()
+
+
+def read_positions(path: str | FilePath) -> Iterator[tuple[int, Any]]:
+    """``(line number, parsed object or HexrailError)`` for every position in a file or stdin.
+
+    A file holds JSON lines, or one JSON document over several lines. Blank lines are skipped.
+    """
+    for number, data, apart in _documents(path):
+        yield number, _whole(data, apart)
+
+
+def _whole(data: Any, apart: Apart | None) -> Any:
+    """The document with its hexes, read apart, parsed back in."""
+    if apart is not None:
+        data["hexes"] = apart.whole()
+    return data
 
 
 def _ids(data: Any) -> dict[str, Any]:
@@ -118,8 +146,10 @@ def best_recorded(figures: dict[str, Any], objective: str = "income") -> int | N
     return max(values) if values else None
 
 
-def solve_record(data: Any, *, time_limit: float | None = None, objective: str = "income") -> dict:
+def solve_record(data: Any, *, time_limit: float | None = None, objective: str = "income",
+                 apart: Apart | None = None) -> dict:
     """Solve one parsed position and describe the result as one output line (a dict).
+    `apart`: its hexes' texts, where they were read apart (`split_json`).
 
     Bad input or a failed solve gives ``{"title", "fixture", "action_index", "error"}``.
     """
@@ -127,7 +157,7 @@ def solve_record(data: Any, *, time_limit: float | None = None, objective: str =
 
     ids = _ids(data)
     try:
-        pos = position_from_18xx(data)
+        pos = position_from_18xx(data, apart)
         start = time.perf_counter()
         plan = solve(pos, time_limit=time_limit, objective=objective)
         seconds = time.perf_counter() - start
@@ -181,13 +211,18 @@ def position_records(path: str, make: Callable[[Any], dict]) -> Iterator[dict]:
 
     The same records, keys and order as the CLI's ``solve --from 18xx`` and ``score`` lines.
     """
+    return _records(path, lambda data, apart: make(_whole(data, apart)))
+
+
+def _records(path: str, make: Callable[[Any, Apart | None], dict]) -> Iterator[dict]:
+    """`position_records`, `make` given each position's hexes apart (or None)."""
     count = 0
-    for number, data in read_positions(path):
+    for number, data, apart in _documents(path):
         count += 1
         if isinstance(data, HexrailError):
             yield {**_ids(None), "line": number, "error": str(data)}
         else:
-            yield {**make(data), "line": number}
+            yield {**make(data, apart), "line": number}
     if not count:
         raise HexrailError("no positions: the input is empty", where="stdin" if path == "-" else path)
 
@@ -221,11 +256,12 @@ def _solve_texts(items: list[tuple[int, str, bool]], time_limit: float | None, o
                  path: str) -> list[dict]:
     out = []
     for number, text, whole in items:
-        data = _parse(text, number, path, whole=whole)  # the reader's words (`read_positions`)
+        data, apart = _document(text, number, path, whole=whole)  # (`read_positions`' words)
         if isinstance(data, HexrailError):
             out.append({**_ids(None), "line": number, "error": str(data)})
             continue
-        out.append({**solve_record(data, time_limit=time_limit, objective=objective), "line": number})
+        out.append({**solve_record(data, time_limit=time_limit, objective=objective, apart=apart),
+                    "line": number})
     return out
 
 
@@ -240,15 +276,15 @@ def solve_records(path: str, *, time_limit: float | None = None, objective: str 
     if workers <= 1:
         warmed = False
 
-        def solved(data: Any) -> dict:
+        def solved(data: Any, apart: Apart | None) -> dict:
             nonlocal warmed
             if not warmed:
                 warmed = True
                 first_run_notice()
                 log.info(f"warm-up: loaded the compiled solver in {warm_up():.2f} s")
-            return solve_record(data, time_limit=time_limit, objective=objective)
+            return solve_record(data, time_limit=time_limit, objective=objective, apart=apart)
 
-        yield from position_records(path, solved)
+        yield from _records(path, solved)
         return
     from functools import partial
 
@@ -284,15 +320,15 @@ def solve_stream(path: str, out: IO[str], *, time_limit: float | None = None,
     """
     warmed = False
 
-    def solved(data: Any) -> dict:
+    def solved(data: Any, apart: Apart | None) -> dict:
         nonlocal warmed
         if not warmed:
             warmed = True
             log.info(f"warm-up: loaded the compiled solver in {warm_up():.2f} s")
-        return solve_record(data, time_limit=time_limit, objective=objective)
+        return solve_record(data, time_limit=time_limit, objective=objective, apart=apart)
 
     status = 0
-    for record in position_records(path, solved):
+    for record in _records(path, solved):
         if "error" in record:
             status = 2
         out.write(json.dumps(record) + "\n")
