@@ -371,10 +371,10 @@ def cold() -> bool:
     if _mode() == "aot":
         return False
     try:
-        from hexrail.search._kernels import enumerate_anchor
+        from hexrail.search._kernels import enumerate_anchors
 
         # the index numba keeps beside the cached machine code, empty when missing or stale
-        return not enumerate_anchor._cache._cache_file._load_index()
+        return not enumerate_anchors._cache._cache_file._load_index()
     except Exception:  # numba's cache internals moved: say nothing rather than guess
         return False
 

@@ -1468,6 +1468,7 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
             state[4] = n_optional
             state[5] = n_stops
             state[6] = groups_used
+            state[STEPS_TAKEN] = steps
             return (PAUSE if steps > budget else FULL), n_out, n_out_nodes, n_out_chains
         v = f_vertex[d]
         phase = f_phase[d]
@@ -1891,8 +1892,45 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
         out_chain_ptr[n_out + 1] = n_out_chains
         n_out += 1
     state[0] = -2
+    state[STEPS_TAKEN] = steps
     return OK, n_out, n_out_nodes, n_out_chains
 
+
+STEPS_TAKEN = 8  # `WalkWork.state`: the steps an anchor's walk took in its last call
+AT_ANCHOR = 9  # ... the anchor at work, by its place in the train's anchors (`enumerate_anchors`)
+ANCHOR_STEPS = 10  # ... the steps its walk has taken
+STATE = 11  # the state's length
+
+
+@kernel
+def enumerate_anchors(anchors, arms_of, track, train, out, n_out, n_out_nodes, n_out_chains, work,
+                      budget, first_budget, thr, forbid, partner, arm_best):
+    """`enumerate_anchor` over `anchors` in turn, from the one at ``state[AT_ANCHOR]``, each
+    begun afresh, in one call as long as they take `budget` steps in all: returns as it does,
+    OK once the last is done (a walk of many anchors, each over in a few steps, costs one call
+    from Python, not one per anchor: each call hands over the hundred arrays of the track,
+    the train and the walk). `arm_best` bounds the arms of the anchor at place `arms_of`
+    only; an anchor whose arms are not bounded pauses once its walk has taken `first_budget`
+    steps (for the caller to bound them)."""
+    state = work[7]
+    left = budget
+    while state[AT_ANCHOR] < anchors.shape[0]:
+        k = state[AT_ANCHOR]
+        steps = left if arms_of == k else min(left, first_budget - state[ANCHOR_STEPS])
+        state[STEPS_TAKEN] = 0  # (a walk that cannot begin takes none)
+        status, n_out, n_out_nodes, n_out_chains = enumerate_anchor(
+            anchors[k], track, train, out, n_out, n_out_nodes, n_out_chains, work, steps, thr,
+            forbid, partner, arm_best if arms_of == k else arm_best[:0])
+        state[ANCHOR_STEPS] += state[STEPS_TAKEN]
+        if status != OK:
+            return status, n_out, n_out_nodes, n_out_chains
+        left -= state[STEPS_TAKEN]
+        state[AT_ANCHOR] = k + 1
+        state[ANCHOR_STEPS] = 0
+        state[0] = -1  # (the next anchor begins)
+        if left <= 0 and k + 1 < anchors.shape[0]:
+            return PAUSE, n_out, n_out_nodes, n_out_chains
+    return OK, n_out, n_out_nodes, n_out_chains
 
 @kernel
 def stop_bitsets(src, node_ptr, nodes, words):

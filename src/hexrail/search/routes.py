@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from contextvars import ContextVar
@@ -208,14 +209,9 @@ def enumerate_routes(graph: TrackGraph, td: TrainData, *, deadline: float | None
     words = graph.chain_res.shape[1]
     depth_cap = 2 * graph.n_vertices + 4
     # routes, stops, chains (a narrowed walk keeps few routes)
-    caps = [1 << 10 if min_value is not None or best_only else 1 << 15, 1 << 18, 1 << 18]
-    bufs = _alloc(caps, words)
-    work = [np.zeros(graph.n_vertices, np.bool_), np.zeros(len(graph.hex_ids), np.int32),
-            np.zeros(4, np.int64), np.zeros((10, depth_cap), np.int64),
-            np.zeros(depth_cap, np.int64), np.zeros(depth_cap, np.bool_),
-            np.zeros(words, np.uint64), np.zeros(8, np.int64), np.zeros(K.TALLY, np.int64),
-            np.zeros(len(graph.chain_ends), np.bool_)]
-    state = work[7]
+    caps, walk, bufs, routes, key = _scratch(
+        graph, words, 1 << 10 if min_value is not None or best_only else 1 << 15, max_routes)
+    state = walk[7]
     # where a route's worth is the sum of its stops' (`TrainData.arm_extra`) and routes are
     # narrowed, a route's worthier arm is walked first (`K.enumerate_anchor`, ``thr[2:]``)
     by_worth = td.arm_extra >= 0 and (min_value is not None or best_only)
@@ -228,62 +224,102 @@ def enumerate_routes(graph: TrackGraph, td: TrainData, *, deadline: float | None
     # types those in its fast path, named tuples in a slow one (0.1 ms a solve on small boards).
     track = _track_view(graph, td.junctions_twice)
     train = td.kernel_view
-    walk = tuple(K.WalkWork(*work))
-    routes = tuple(K.RouteBuffers(*bufs))  # (one tuple while the buffers last: checked once)
     partner = _partner_arrays(graph, partners, plan_floor, depth_cap)
     n_out = n_nodes = n_chains = 0
     complete = True
     paused = PAUSED.get()
-    for anchor in td.anchors:
-        state[0] = -1
-        arms = _NO_ARMS
-        first = by_worth and len(td.cut_top) > 0  # (the walk's first steps, before arms are bounded)
-        while complete:
-            status, n_out, n_nodes, n_chains = K.enumerate_anchor(
-                int(anchor), track, train, routes, n_out, n_nodes, n_chains,
-                walk, ARM_AFTER if first else STEPS, thr, forbid, partner, arms)
-            if status == K.OK:
-                break
-            if watch is not None:
-                watch(thr, bufs, n_out)
-            if status == K.PAUSE and first:
-                # a long walk: the best arms from the anchor cost little beside it
-                arms = _arm_best(td, track, int(anchor))
-                first = False
-            if status == K.FULL:
-                # grow the buffer that ran short (a route's stops and chains need room for the
-                # longest walk beyond what is filled)
-                if n_out >= caps[0]:
-                    if caps[0] >= max_routes:
-                        complete = False
-                        break
-                    caps[0] = min(caps[0] * 2, max_routes)
-                if n_nodes + depth_cap > caps[1]:
-                    caps[1] = 2 * (n_nodes + depth_cap)
-                if n_chains + depth_cap > caps[2]:
-                    caps[2] = 2 * (n_chains + depth_cap)
-                bufs = _grow(bufs, caps, words)
-                routes = tuple(K.RouteBuffers(*bufs))
-            if paused is not None:
-                paused()
-            if deadline is not None and time.perf_counter() > deadline:
-                complete = False
-        if not complete:
+    anchors = td.anchors
+    state[0] = -1
+    state[K.AT_ANCHOR] = 0
+    arms, arms_of = _NO_ARMS, -1  # the arms bounded, of the anchor at that place
+    # (the walk's first steps from an anchor, before its arms are bounded)
+    first = ARM_AFTER if by_worth and len(td.cut_top) > 0 else NO_END
+    while complete and len(anchors):
+        status, n_out, n_nodes, n_chains = K.enumerate_anchors(
+            anchors, arms_of, track, train, routes, n_out, n_nodes, n_chains, walk, STEPS, first,
+            thr, forbid, partner, arms)
+        if status == K.OK:
             break
+        if watch is not None:
+            watch(thr, bufs, n_out)
+        k = int(state[K.AT_ANCHOR])
+        if status == K.PAUSE and arms_of != k and state[K.ANCHOR_STEPS] >= first:
+            # a long walk from this anchor: the best arms leaving it cost little beside it
+            arms, arms_of = _arm_best(td, track, int(anchors[k])), k
+        if status == K.FULL:
+            # grow the buffer that ran short (a route's stops and chains need room for the
+            # longest walk beyond what is filled)
+            if n_out >= caps[0]:
+                if caps[0] >= max_routes:
+                    complete = False
+                    break
+                caps[0] = min(caps[0] * 2, max_routes)
+            if n_nodes + depth_cap > caps[1]:
+                caps[1] = 2 * (n_nodes + depth_cap)
+            if n_chains + depth_cap > caps[2]:
+                caps[2] = 2 * (n_chains + depth_cap)
+            bufs = _grow(bufs, caps, words)
+            routes = tuple(K.RouteBuffers(*bufs))
+        if paused is not None:
+            paused()
+        if deadline is not None and time.perf_counter() > deadline:
+            complete = False
     revenue, subsidy, bonus, bypass, crossings, node_ptr, nodes, paid, chain_ptr, chains, res = bufs
     revenue, subsidy = revenue[:n_out], subsidy[:n_out]
     value = revenue + subsidy if objective == "income" else revenue
     order = np.lexsort((-revenue, -value))  # best objective first, then more revenue
-    return Candidates(revenue[order], subsidy[order], bonus[:n_out][order], bypass[:n_out][order],
-                      crossings[:n_out][order], res[:n_out][order], order,
-                      node_ptr[:n_out + 1], nodes[:n_nodes], paid[:n_nodes],
-                      chain_ptr[:n_out + 1], chains[:n_chains], complete)
+    found = Candidates(revenue[order], subsidy[order], bonus[:n_out][order], bypass[:n_out][order],
+                       crossings[:n_out][order], res[:n_out][order], order,
+                       node_ptr[:n_out + 1].copy(), nodes[:n_nodes].copy(), paid[:n_nodes].copy(),
+                       chain_ptr[:n_out + 1].copy(), chains[:n_chains].copy(), complete)
+    _keep(key, caps, walk, bufs, routes)
+    return found
+
+
+# Per thread, the work arrays and route buffers of its last walk (`_scratch`).
+_KEPT = threading.local()
+ROUTES_KEPT = 1 << 15  # route buffers kept between walks at most this many routes long (the first sizes)
+
+
+def _scratch(graph: TrackGraph, words: int, first: int, max_routes: int) -> tuple:
+    """A walk's buffers: its capacities (routes, stops, chains), its work arrays and route
+    buffers as the kernel's tuples (`K.WalkWork`, `K.RouteBuffers`), the route buffers as a
+    list, and their key. Those of the thread's last walk on a track of these sizes, where they
+    are at their first sizes, zeroed (the same tuples: the kernel's argument check passes
+    them at once; taken while the walk runs, so a walk started beside it, as `_listing`'s
+    greedy plans are, gets its own); else new ones."""
+    key = (graph.n_vertices, len(graph.hex_ids), len(graph.chain_ends), words)
+    kept = getattr(_KEPT, "last", None)
+    if kept is not None and kept[0] == key and first <= kept[1][0] <= max_routes:
+        _KEPT.last = None
+        _, caps, walk, bufs, routes = kept
+        for a in walk:
+            a.fill(0)
+        return list(caps), walk, bufs, routes, key
+    caps = [min(first, max_routes), 1 << 18, 1 << 18]
+    depth_cap = 2 * graph.n_vertices + 4
+    bufs = _alloc(caps, words)
+    work = [np.zeros(graph.n_vertices, np.bool_), np.zeros(len(graph.hex_ids), np.int32),
+            np.zeros(4, np.int64), np.zeros((10, depth_cap), np.int64),
+            np.zeros(depth_cap, np.int64), np.zeros(depth_cap, np.bool_),
+            np.zeros(words, np.uint64), np.zeros(K.STATE, np.int64), np.zeros(K.TALLY, np.int64),
+            np.zeros(len(graph.chain_ends), np.bool_)]
+    # (one tuple while the buffers last: checked once)
+    return caps, tuple(K.WalkWork(*work)), bufs, tuple(K.RouteBuffers(*bufs)), key
+
+
+def _keep(key: tuple, caps: list[int], walk: tuple, bufs: list, routes: tuple) -> None:
+    """Keep a walk's buffers for the thread's next (`_scratch`), where they are at their first
+    sizes (a long walk's grown ones go)."""
+    if caps[0] <= ROUTES_KEPT and caps[1] == caps[2] == 1 << 18:
+        _KEPT.last = (key, tuple(caps), walk, bufs, routes)
 
 
 _NO_ARMS = np.zeros(0, np.int64)
 ARM_UNITS = 3  # arms of at most this many units are bounded (`K.arm_bounds`), ...
 ARM_STEPS = 100_000  # ... each number of units in at most this many steps of its search,
 ARM_AFTER = 65_536  # once an anchor's walk takes more steps than this
+NO_END = 1 << 62  # steps no walk takes
 
 
 def _arm_best(td: TrainData, track: tuple, anchor: int) -> np.ndarray:
