@@ -99,7 +99,7 @@ class TrainData:
     row_kinds: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     row_visit: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     row_pay: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
-    # The walk's cut (`_walk_bound`): a partial route worth w with k visit units left can earn at
+    # The walk's cut (`_cuts`): a partial route worth w with k visit units left can earn at
     # most w + cut_top[k] + cut_extra; empty when no such bound holds.
     cut_top: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     cut_extra: int = 0

@@ -1311,7 +1311,7 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
     words = out_res.shape[1]
     depth_cap = frames.shape[1]
     my_rank = node_anchor_rank[anchor]
-    n_top = cut_top.shape[0]  # 0: no cut (`hexrail.graph.trains._walk_bound`)
+    n_top = cut_top.shape[0]  # 0: no cut (`hexrail.graph.trains._cuts`)
     # the sharper cut (`_reach_cut`), where the train has one and routes are narrowed
     n_reach = reach_dist.shape[0] if n_top > 0 and thr[0] > -(1 << 61) else 0
     # a train whose distance is too long for those, paid for a few stops: the cut of what the

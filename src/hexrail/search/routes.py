@@ -268,11 +268,15 @@ def enumerate_routes(graph: TrackGraph, td: TrainData, *, deadline: float | None
     revenue, subsidy = revenue[:n_out], subsidy[:n_out]
     value = revenue + subsidy if objective == "income" else revenue
     order = np.lexsort((-revenue, -value))  # best objective first, then more revenue
+    # the ragged arrays: copied out of buffers kept for the next walk, else the buffers' own
+    keep = _keeps(caps)
+    ragged = [a[:n] for a, n in ((node_ptr, n_out + 1), (nodes, n_nodes), (paid, n_nodes),
+                                 (chain_ptr, n_out + 1), (chains, n_chains))]
     found = Candidates(revenue[order], subsidy[order], bonus[:n_out][order], bypass[:n_out][order],
                        crossings[:n_out][order], res[:n_out][order], order,
-                       node_ptr[:n_out + 1].copy(), nodes[:n_nodes].copy(), paid[:n_nodes].copy(),
-                       chain_ptr[:n_out + 1].copy(), chains[:n_chains].copy(), complete)
-    _keep(key, caps, walk, bufs, routes)
+                       *(a.copy() for a in ragged) if keep else ragged, complete)
+    if keep:
+        _KEPT.last = (key, tuple(caps), walk, bufs, routes)
     return found
 
 
@@ -308,11 +312,10 @@ def _scratch(graph: TrackGraph, words: int, first: int, max_routes: int) -> tupl
     return caps, tuple(K.WalkWork(*work)), bufs, tuple(K.RouteBuffers(*bufs)), key
 
 
-def _keep(key: tuple, caps: list[int], walk: tuple, bufs: list, routes: tuple) -> None:
-    """Keep a walk's buffers for the thread's next (`_scratch`), where they are at their first
-    sizes (a long walk's grown ones go)."""
-    if caps[0] <= ROUTES_KEPT and caps[1] == caps[2] == 1 << 18:
-        _KEPT.last = (key, tuple(caps), walk, bufs, routes)
+def _keeps(caps: list[int]) -> bool:
+    """Are a walk's buffers kept for the thread's next (`_scratch`)? Where they are at their
+    first sizes (a long walk's grown ones go, and its routes keep them)."""
+    return caps[0] <= ROUTES_KEPT and caps[1] == caps[2] == 1 << 18
 
 
 _NO_ARMS = np.zeros(0, np.int64)
