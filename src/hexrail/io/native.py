@@ -85,8 +85,7 @@ class Apart(NamedTuple):
 
     def texts(self) -> list[bytes]:
         """Each object's text, in order."""
-        text = self.text
-        return [text[a:b] for a, b in self.spans[1:].tolist()]
+        return list(map(self.text.__getitem__, map(slice, *self.spans[1:].T.tolist())))
 
     def whole(self) -> list:
         """The array, parsed."""

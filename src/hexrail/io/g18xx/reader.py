@@ -136,6 +136,8 @@ def _texts_apart(apart: Apart) -> tuple[list[bytes], dict[int, Any]]:
     """The hexes' texts, and those not read before parsed, by place (a text that is no JSON is
     the document's fault, said before any other, as reading it whole says it)."""
     texts = apart.texts()
+    if all(map(_HEXES.__contains__, texts)):  # (mostly: no Python call per hex)
+        return texts, {}
     return texts, {k: apart.one(t) for k, t in enumerate(texts) if t not in _HEXES}
 
 
