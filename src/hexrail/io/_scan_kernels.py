@@ -35,14 +35,16 @@ def _blank(c):
     return c == 32 or c == 10 or c == 13 or c == 9
 
 
-@kernel
-def json_within(text, max_depth, max_digits, max_string):
+NO_KEY = np.frombuffer(b"", np.uint8)  # (read-only, as the texts' bytes are: one build serves)
+
+
+def json_within(text: np.ndarray, max_depth: int, max_digits: int, max_string: int) -> bool:
     """False if the JSON text `text` (its UTF-8 bytes) might hold a container nested deeper
     than `max_depth` (the outermost at depth 0), a number token with `max_digits` digits in a
     row or three in its exponent (an integer past 2^53, a float past the double range), a
     NaN or Infinity, a string of more than `max_string` bytes, or a NUL (raw, or escaped as
-    ``\\u0000``); True if it surely holds none of these."""
-    return json_scan(text, max_depth, max_digits, max_string, np.zeros(0, np.uint8), 0)[0]
+    ``\\u0000``); True if it surely holds none of these (`json_scan`)."""
+    return bool(json_scan(text, max_depth, max_digits, max_string, NO_KEY, 0)[0])
 
 
 @kernel

@@ -1914,13 +1914,14 @@ def enumerate_anchors(anchors, arms_of, track, train, out, n_out, n_out_nodes, n
     steps (for the caller to bound them)."""
     state = work[7]
     left = budget
+    no_arms = np.zeros(0, np.int64)
     while state[AT_ANCHOR] < anchors.shape[0]:
         k = state[AT_ANCHOR]
         steps = left if arms_of == k else min(left, first_budget - state[ANCHOR_STEPS])
         state[STEPS_TAKEN] = 0  # (a walk that cannot begin takes none)
         status, n_out, n_out_nodes, n_out_chains = enumerate_anchor(
             anchors[k], track, train, out, n_out, n_out_nodes, n_out_chains, work, steps, thr,
-            forbid, partner, arm_best if arms_of == k else arm_best[:0])
+            forbid, partner, arm_best if arms_of == k else no_arms)
         state[ANCHOR_STEPS] += state[STEPS_TAKEN]
         if status != OK:
             return status, n_out, n_out_nodes, n_out_chains
