@@ -68,12 +68,8 @@ def _documents(path: str | FilePath) -> Iterator[tuple[int, Any, Apart | None]]:
             if not line.strip():
                 continue
             split = split_json(line, "hexes", f"line {number}")
-            if split is not None:
-                yield number, *split
-                first = False
-                continue
             try:
-                yield number, loads(line), None
+                yield (number, *split) if split is not None else (number, loads(line), None)
             except json.JSONDecodeError:
                 if first:
                     # not JSON lines: one document spread over several lines
