@@ -103,8 +103,9 @@ class TrainData:
     # most w + cut_top[k] + cut_extra; empty when no such bound holds.
     cut_top: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     cut_extra: int = 0
-    # The bonuses counted per stop (a tag's amount for each stop carrying it) at most, per node:
-    # the cuts count them with the stop.
+    # The bonuses counted per stop (a tag's amount for each stop carrying it) at most, per node,
+    # and those paid once to a route visiting stops of given tags, with each stop of one tag
+    # (where the sharper cut may hold): the cuts count them with the stop.
     node_bound: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     # Its sharper form where every stop costing distance costs one unit (`_reach_bound`): the
     # stops worth something in ``reach_order`` (best first) count only if they are close
@@ -299,9 +300,13 @@ def lower_train(pos: Position, graph: TrackGraph, profile: Profile, train: Train
         cond_ptr.append(len(cond_tag))
         b_group.append(bonus_groups.setdefault(b.group, len(bonus_groups)) if b.group else -1)
 
-    cut_top, cut_extra, node_bound, reach = _cuts(graph, kidx, cost, optional, block, weight, tags,
-                                                  tagged, tag_bit, end_bonus, track_bonus,
-                                                  visit_cap, pay_cap, plan.max_bypass)
+    cond_ptr, cond_tag, cond_min = (np.asarray(a, np.int64) for a in (cond_ptr, cond_tag, cond_min))
+    amounts = np.asarray([b.amount for b in tagged], np.int64)
+    per_count = np.asarray([b.per_count for b in tagged], np.bool_)
+    cut_top, cut_extra, node_bound, reach = _cuts(
+        graph, kidx, cost, optional, block, weight, tags, (cond_ptr, cond_tag, cond_min, amounts,
+                                                           per_count),
+        end_bonus, track_bonus, visit_cap, pay_cap, plan.max_bypass)
     if pay_rule.passed_unpaid and plan.max_bypass > 0:
         reach.pop("arm_extra", None)  # (a stop passed unpaid takes its worth off arm 1)
     return TrainData(
@@ -313,12 +318,12 @@ def lower_train(pos: Position, graph: TrackGraph, profile: Profile, train: Train
         hex_noreenter=pos.derived(("no re-entry", type(profile)), _no_reentry, profile),
         max_bypass=plan.max_bypass, n_groups=len(group_ids),
         bonuses=tuple(bonuses), tag_names=tuple(tag_names),
-        bonus_cond_ptr=np.asarray(cond_ptr, np.int64),
-        bonus_cond_tag=np.asarray(cond_tag, np.int64),
-        bonus_cond_min=np.asarray(cond_min, np.int64),
-        bonus_amount=np.asarray([b.amount for b in tagged], np.int64),
+        bonus_cond_ptr=cond_ptr,
+        bonus_cond_tag=cond_tag,
+        bonus_cond_min=cond_min,
+        bonus_amount=amounts,
         bonus_group=np.asarray(b_group, np.int64),
-        bonus_per_count=np.asarray([b.per_count for b in tagged], np.bool_),
+        bonus_per_count=per_count,
         n_bonus_groups=len(bonus_groups),
         node_end_bonus=end_bonus, hex_track_bonus=track_bonus,
         has_track_bonus=bool(track_bonus.any()), track_skip_stops=skip_stops,
@@ -390,15 +395,16 @@ def _no_reentry(pos: Position, profile: Profile) -> np.ndarray:
 
 
 def _cuts(graph: TrackGraph, kidx: np.ndarray, cost: np.ndarray, optional: np.ndarray,
-          block: np.ndarray, weight: np.ndarray, tags: np.ndarray, tagged: list[Bonus],
-          tag_bit: dict[str, int], end_bonus: np.ndarray, track_bonus: np.ndarray,
-          visit_cap: np.ndarray, pay_cap: np.ndarray, max_bypass: int
-          ) -> tuple[np.ndarray, int, np.ndarray, dict]:
+          block: np.ndarray, weight: np.ndarray, tags: np.ndarray, bonuses: tuple,
+          end_bonus: np.ndarray, track_bonus: np.ndarray, visit_cap: np.ndarray,
+          pay_cap: np.ndarray, max_bypass: int) -> tuple[np.ndarray, int, np.ndarray, dict]:
     """What a partial walk can still add, so that the walk is cut where no extension reaches
     the routes wanted (`enumerate_routes(min_value=...)`, `best_only`): with k visit units left,
     at most the k best stops costing distance (``top[k]``), every stop costing none, and every
     bonus at its most (``extra``). A bonus counted per stop carrying a tag is counted with
-    each such stop (``bound``, per node). Sound only when no stop is worth less than nothing (a
+    each such stop (``bound``, per node), and so, where the sharper cut may hold, is one paid
+    once to a route visiting stops of given tags (`bonus_bounds`: a stop a route may pass
+    uncounted leaves its bonuses in ``extra``). Sound only when no stop is worth less than nothing (a
     route's worth is then at most the sum over its visited stops); else no cut (an empty
     ``top``). A train whose distance has no end gets no ``top`` either. Where the distance is
     too long for the sharper cut (`_reach_bound`) but a route is paid for a few stops only
@@ -408,18 +414,12 @@ def _cuts(graph: TrackGraph, kidx: np.ndarray, cost: np.ndarray, optional: np.nd
     the bonuses at their most) and the sharper cut's tables (`_reach_bound`). (Summing every
     stop a walk can reach cuts too little on large boards to pay for the search: D trains get
     no such cut; taking the worthier arm first is what keeps their walks short.)"""
-    from hexrail.search._kernels import stop_cuts
+    from hexrail.search._kernels import bonus_bounds, stop_cuts
 
     units = int(visit_cap[N_SUBSETS - 1])
-    bound = np.zeros(len(kidx), np.int64)
-    extra = 0
-    if tagged:
-        stop = kidx >= 0
-        for b in tagged:
-            if b.amount > 0 and b.per_count and b.conditions:
-                bound[stop & (tags & (1 << tag_bit[b.conditions[0][0]]) != 0)] += b.amount
-            elif b.amount > 0:
-                extra += b.amount
+    # (`bonuses`: the tag bonuses' conditions, amounts and whether counted per stop, as the
+    # walk reads them)
+    bound, extra = bonus_bounds(kidx, optional, tags, *bonuses, units <= REACH_UNITS)
     usable, top, free, costed, costly, counted, order, shut, step = stop_cuts(
         kidx, cost, optional, block, weight, bound, units if units < NO_LIMIT else -1, max_bypass)
     if not usable:
@@ -436,8 +436,13 @@ def _cuts(graph: TrackGraph, kidx: np.ndarray, cost: np.ndarray, optional: np.nd
     if units >= NO_LIMIT:
         return top, 0, bound, reach
     extra += free
-    if units <= REACH_UNITS and not costly and counted:
-        reach |= _reach_bound(graph, order, shut, step, extra, track_bonus, units)
+    # A stop a route may pass uncounted costs no unit on the way to another: where most stops
+    # may be, the distances tell little, and the cut costs the walk more than it saves (1860's
+    # halts beside its towns, 1861's 5+5E).
+    passable = optional[kidx >= 0] != 0
+    if units <= REACH_UNITS and not costly and 2 * np.count_nonzero(passable) < len(passable):
+        reach |= _reach_bound(graph, order, shut, np.where(optional != 0, 0, step), extra,
+                              track_bonus, units)
     return top, extra, bound, reach
 
 
@@ -450,8 +455,8 @@ def _reach_bound(graph: TrackGraph, order: np.ndarray, shut: np.ndarray, step: n
     more than the best tour of those it can (`hex_tours`). Distances
     count the units of the stops on the way and ignore every rule but the stops a train may
     never pass (`shut`), so they are never more than a walk spends. Sound where the plain cut
-    is and every stop costing distance costs one unit (`step`; those in `order` are worth
-    something, worthiest first) and counts whenever visited (N trains)."""
+    is and every stop costing distance costs one unit (`step`, none for one a route may
+    pass uncounted; those in `order` are worth something, worthiest first)."""
     from hexrail.search._kernels import REACH_FAR, TOUR_HEXES, hex_tours, reach_distances
 
     # the trains of a position mostly share their stops' costs and blocks: one search serves

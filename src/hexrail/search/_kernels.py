@@ -629,6 +629,55 @@ def reach_distances(adj_ptr, adj_chain, adj_end, chain_ends, n_nodes, step, shut
 
 
 @kernel
+def bonus_bounds(kidx, optional, tags, cond_ptr, cond_tag, cond_min, amount, per_count,
+                 attribute):
+    """The tag bonuses (`TrainData.bonus_cond_ptr` ...) as the walk's cuts count them:
+    ``(bound, extra)``, per node what the stop's own bonuses add at most, and what the others
+    add at most. A bonus counted per stop carrying a tag is counted with each such stop; with
+    `attribute`, so is one paid once, to a route visiting stops of given tags, with the stops
+    of the tag the fewest carry (the cuts then count it only where they can be reached). But
+    a stop a route may pass uncounted earns its bonuses with no unit: they go to ``extra``."""
+    n = kidx.shape[0]
+    bound = np.zeros(n, np.int64)
+    extra = 0
+    for b in range(amount.shape[0]):
+        a = amount[b]
+        if a <= 0:
+            continue
+        if per_count[b] and cond_ptr[b + 1] > cond_ptr[b]:
+            bit = cond_tag[cond_ptr[b]]
+            for i in range(n):
+                if kidx[i] >= 0 and (tags[i] >> bit) & 1:
+                    if optional[i] != 0:
+                        extra += a
+                    else:
+                        bound[i] += a
+            continue
+        best = -1
+        fewest = n + 1
+        for k in range(cond_ptr[b], cond_ptr[b + 1]):
+            if cond_min[k] <= 0:
+                continue
+            bit = cond_tag[k]
+            carried = 0
+            loose = False
+            for i in range(n):
+                if kidx[i] >= 0 and (tags[i] >> bit) & 1:
+                    carried += 1
+                    loose |= optional[i] != 0
+            if not loose and carried < fewest:
+                best = bit
+                fewest = carried
+        if best < 0 or not attribute:
+            extra += a
+            continue
+        for i in range(n):
+            if kidx[i] >= 0 and (tags[i] >> best) & 1:
+                bound[i] += a
+    return bound, extra
+
+
+@kernel
 def stop_cuts(kidx, cost, optional, block, weight, bound, units, max_bypass):
     """What the walk's cuts (`hexrail.graph.trains._cuts`) read of one train's stops, `bound`
     being the bonuses each counts at their most: ``(usable, top, free, costed, costly,
@@ -750,14 +799,21 @@ def _count_hexes(track_cnt, c, chain_hex_ptr, chain_hexes, delta):
 
 
 @kernel
-def _reach_cut(left, u, t, visited, track_cnt, node_weight, node_bound, reach_order, reach_dist,
-               reach_hexes, reach_hex_amount, reach_hex_dist, reach_hex_tour):
-    """At most what `left` more units add to a walk whose ends are u and t (-1: u alone), but
-    for the bonuses counted at their most: the best stops not on the walk, each given its own
-    unit among 1..left no nearer than its distance from an end, by worth, each in the nearest
-    free unit (exact for such nested choices); and the track bonus of every hex the walk runs
-    in (`track_cnt`), and of those it can still reach no more than its best tours of them
-    (`hex_tours`, where ``reach_hex_tour`` has rows)."""
+def _reach_cut(left, u, t, visited, track_cnt, node_weight, node_bound, node_optional,
+               any_optional, reach_order, reach_dist, reach_hexes, reach_hex_amount,
+               reach_hex_dist, reach_hex_tour):
+    """At most what `left` more units add to a walk whose ends are u and t (-1: u alone) and
+    its mandatory stops (u among them, if it is one), but for the bonuses counted at their
+    most: the best stops it may still count, each given its own unit among 1..left, by worth,
+    each in the nearest free unit no nearer than its distance from an end (exact for such
+    nested choices); and the track bonus of every hex the walk runs in (`track_cnt`), and of
+    those it can still reach no more than its best tours of them (`hex_tours`, where
+    ``reach_hex_tour`` has rows).
+
+    The stops it may still count: those not on the walk, and the optional ones on it (u too),
+    which take a unit anywhere. The k-th stop a walk counts beyond its end is no nearer than k
+    units, an optional stop's own unit added to its distance (`reach_dist` passes it for
+    none, as a walk passing it uncounted does; `any_optional`: is one of them optional)."""
     total = 0
     ahead = 0  # the bonus of the hexes still reachable, not yet run
     for i in range(reach_hexes.shape[0]):
@@ -783,10 +839,15 @@ def _reach_cut(left, u, t, visited, track_cnt, node_weight, node_bound, reach_or
     for i in range(reach_order.shape[0]):
         s = reach_order[i]
         if visited[s] or s == u:
-            continue
-        dd = np.int64(reach_dist[u, s])
-        if t >= 0:
-            dd = min(dd, np.int64(reach_dist[t, s]))
+            if not any_optional or node_optional[s] == 0:
+                continue  # (in the walk's sum)
+            dd = np.int64(1)
+        else:
+            dd = np.int64(reach_dist[u, s])
+            if t >= 0:
+                dd = min(dd, np.int64(reach_dist[t, s]))
+            if any_optional and node_optional[s] != 0:
+                dd += 1
         if dd > left:
             continue
         avail = free >> (dd - 1)
@@ -1314,6 +1375,9 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
     n_top = cut_top.shape[0]  # 0: no cut (`hexrail.graph.trains._cuts`)
     # the sharper cut (`_reach_cut`), where the train has one and routes are narrowed
     n_reach = reach_dist.shape[0] if n_top > 0 and thr[0] > -(1 << 61) else 0
+    any_optional = False  # (one it may count: the sharper cut then weighs those visited)
+    for i in range(reach_order.shape[0] if n_reach > 0 else 0):
+        any_optional |= node_optional[reach_order[i]] != 0
     # a train whose distance is too long for those, paid for a few stops: the cut of what the
     # walk can still reach (`_reach_worth`), once routes are narrowed (`best_only` narrows
     # them as it finds them)
@@ -1625,14 +1689,10 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
                     # counts beyond the mandatory ones (optional ones visited, counted or not,
                     # and those to come) take at most `left` units, one each: at most the
                     # `left` worthiest of the board (`cut_top`), so optional stops visited add
-                    # no weight of their own (their bonuses are in T_BOUND). The sharper cut
-                    # counts only stops not visited: every stop visited worth counting is in
-                    # its sum (``seen``).
+                    # no weight of their own (their bonuses are in T_BOUND). So does the
+                    # sharper cut, which weighs the optional ones visited with those to come.
                     held = node_bound[u] + tally[T_BOUND]
                     add = held + tally[T_MUST] + (node_weight[u] if node_optional[u] == 0 else 0)
-                    seen = held + tally[T_WEIGHT] + (
-                        node_weight[u] if (node_optional[u] != OPTIONAL or node_weight[u] > 0)
-                        else 0)
                     left = n_top - 1 - (cnt[0] + cnt[1] + cnt[2] + cnt[3])
                     plain = add + cut_top[left] + cut_extra if n_top > 0 else NO_CUT
                     want = thr[0]
@@ -1640,9 +1700,9 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
                         want = max(want, plan_floor - _partner_bound(
                             d, d + 1, c, f_chain, partner))
                     if plain < want or (
-                            n_reach > 0 and seen + reach_extra + _reach_cut(
+                            n_reach > 0 and add + reach_extra + _reach_cut(
                                 left, u, anchor if phase == 1 else -1, visited, track_cnt,
-                                node_weight, node_bound, reach_order, reach_dist, reach_hexes,
+                                node_weight, node_bound, node_optional, any_optional, reach_order, reach_dist, reach_hexes,
                                 reach_hex_amount, reach_hex_dist, reach_hex_tour) < want) or (
                             dyn and want > NO_WANT and reach_extra + _reach_worth(
                                 u, c, chain_terminal[c, 1 - end] & 1,
@@ -1672,9 +1732,9 @@ def enumerate_anchor(anchor, track, train, out, n_out, n_out_nodes, n_out_chains
                     want = max(want, plan_floor - _partner_bound(
                         d, d + 1, c, f_chain, partner))
                 if plain < want or (
-                        n_reach > 0 and tally[T_WEIGHT] + tally[T_BOUND] + reach_extra + _reach_cut(
+                        n_reach > 0 and tally[T_MUST] + tally[T_BOUND] + reach_extra + _reach_cut(
                             left, u, anchor if phase == 1 else -1, visited, track_cnt,
-                            node_weight, node_bound, reach_order, reach_dist, reach_hexes,
+                            node_weight, node_bound, node_optional, any_optional, reach_order, reach_dist, reach_hexes,
                             reach_hex_amount, reach_hex_dist, reach_hex_tour) < want):
                     continue
             visited[u] = True

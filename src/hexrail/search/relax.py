@@ -91,19 +91,25 @@ class Route:
         units = int(td.visit_cap[N_SUBSETS - 1])
         bonuses = []
         tagged = stop & (td.node_tags != 0)
+        per_stop = np.zeros(len(stop), np.int64)  # the bonuses counted per stop, at their most
         for b in range(len(td.bonus_amount)):
             amount = int(td.bonus_amount[b])
             conditions = range(td.bonus_cond_ptr[b], td.bonus_cond_ptr[b + 1])
-            if amount <= 0 or (td.bonus_per_count[b] and len(conditions)):
-                continue  # (counted per stop: in `node_bound`)
-            needs = tuple((np.flatnonzero(tagged & (td.node_tags & (np.int64(1) << np.int64(
-                td.bonus_cond_tag[k])) != 0)), int(td.bonus_cond_min[k])) for k in conditions)
+            carriers = [tagged & (td.node_tags & (np.int64(1) << np.int64(td.bonus_cond_tag[k]))
+                                  != 0) for k in conditions]
+            if amount <= 0:
+                continue
+            if td.bonus_per_count[b] and len(conditions):
+                per_stop[carriers[0]] += amount
+                continue
+            needs = tuple((np.flatnonzero(c), int(td.bonus_cond_min[k]))
+                          for c, k in zip(carriers, conditions))
             bonuses.append((amount, int(td.bonus_group[b]), needs))
         return cls(
             twice=np.asarray(twice, np.bool_), stop=stop, end=stop & td.node_can_end.astype(bool),
             shut=(td.node_block == HARD_BLOCK) | ((td.node_block == SOFT_BLOCK) & (td.max_bypass == 0)),
             anchor=td.node_anchor_rank >= 0,
-            worth=np.where(stop, td.node_weight + td.node_bound, 0),
+            worth=np.where(stop, td.node_weight + per_stop, 0),
             cost=np.where(stop & (td.node_optional == MANDATORY), td.node_cost, 0),
             units=units if units < NO_LIMIT else -1, moves=td.min_stops >= 2, hex_bonus=td.hex_track_bonus.copy(),
             bonuses=tuple(bonuses), end_bonus=int(td.node_end_bonus.max(initial=0)))
