@@ -442,17 +442,20 @@ def _cuts(graph: TrackGraph, kidx: np.ndarray, cost: np.ndarray, optional: np.nd
     passable = optional[kidx >= 0] != 0
     if units <= REACH_UNITS and not costly and 2 * np.count_nonzero(passable) < len(passable):
         reach |= _reach_bound(graph, order, shut, np.where(optional != 0, 0, step), extra,
-                              track_bonus, units)
+                              track_bonus, units, kidx >= 0 if costed and counted else None)
     return top, extra, bound, reach
 
 
 def _reach_bound(graph: TrackGraph, order: np.ndarray, shut: np.ndarray, step: np.ndarray,
-                 cut_extra: int, track_bonus: np.ndarray, units: int) -> dict:
+                 cut_extra: int, track_bonus: np.ndarray, units: int,
+                 stops: np.ndarray | None = None) -> dict:
     """The walk's sharper cut (`TrainData.reach_order` ...), where it holds: with k units left
     a walk can add only stops it can still reach, and only one of them as far as k units, two
     within k - 1, ... from its ends (the current end and, while arm 1 runs, the anchor arm 2
     leaves from); a hex's track bonus only where it runs already or can still run, and no
-    more than the best tour of those it can (`hex_tours`). Distances
+    more than the best tour of those it can (`hex_tours`), nor, where every stop costs distance
+    and counts (`stops`, per node), than the stretches of route ending at its stops to come
+    can collect (`hex_trails`, `stretch_tours`). Distances
     count the units of the stops on the way and ignore every rule but the stops a train may
     never pass (`shut`), so they are never more than a walk spends. Sound where the plain cut
     is and every stop costing distance costs one unit (`step`, none for one a route may
@@ -485,10 +488,37 @@ def _reach_bound(graph: TrackGraph, order: np.ndarray, shut: np.ndarray, step: n
     if 1 < len(hexes) <= TOUR_HEXES:
         tour = hex_tours(dist, hex_dist, ends_ptr, np.concatenate(all_ends).astype(np.int64),
                          track_bonus[hexes], units)
+        if stops is not None:
+            tour = np.minimum(tour, _stretch_bound(graph, dist, stops, step, chain_of, hexes,
+                                                   track_bonus[hexes], units))
     return {"reach_order": order, "reach_dist": dist,
             "reach_extra": cut_extra - int(track_bonus[hexes].sum()),
             "reach_hexes": hexes.astype(np.int64), "reach_hex_amount": track_bonus[hexes],
             "reach_hex_dist": hex_dist, "reach_hex_tour": tour}
+
+
+def _stretch_bound(graph: TrackGraph, dist: np.ndarray, stops: np.ndarray, step: np.ndarray,
+                   chain_of: np.ndarray, hexes: np.ndarray, amount: np.ndarray,
+                   units: int) -> np.ndarray:
+    """Per vertex x and units k, no more track bonus than a route from x spending k more units
+    collects: a route runs a hex's track on the stretch between two stops it counts, which,
+    taken from the later stop, passes no stop; so no more than the most such a stretch from x
+    collects (x a stop: the stretch into it, whose hexes the walk has not yet counted) and the
+    most from each stop still to come (`stretch_tours`). Where the stretches are too many to
+    search (`TRAIL_STEPS`), no bound."""
+    from hexrail.search._kernels import TRAIL_STEPS, hex_trails, stretch_tours
+
+    bits = np.zeros(len(graph.chain_ends), np.int64)
+    at = np.minimum(np.searchsorted(hexes, graph.chain_hexes), len(hexes) - 1)
+    held = hexes[at] == graph.chain_hexes
+    np.bitwise_or.at(bits, chain_of[held], np.left_shift(1, at[held]))
+    trail, whole = hex_trails(graph.adj_ptr, graph.adj_chain, graph.adj_end, graph.chain_ends,
+                              stops, bits, amount, TRAIL_STEPS)
+    if not whole:
+        return np.full((dist.shape[0], units + 1), np.iinfo(np.int64).max, np.int64)
+    ones = np.flatnonzero(stops & (step == 1) & (trail[:len(stops)] > 0))
+    order = ones[np.argsort(-trail[ones], kind="mergesort")]
+    return trail[:, None] + stretch_tours(dist, order, trail, units)
 
 
 def _tag_bonuses(bonuses: tuple[RouteBonus, ...]) -> tuple[list[Bonus], dict[str, list[str]]]:

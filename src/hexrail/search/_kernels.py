@@ -792,6 +792,104 @@ def hex_tours(dist, hex_dist, hex_ends_ptr, hex_ends, amount, units):
     return best
 
 
+TRAIL_STEPS = 1 << 16  # steps `hex_trails` takes at most before it gives up
+
+
+@kernel
+def hex_trails(adj_ptr, adj_chain, adj_end, chain_ends, is_stop, chain_bits, amount, budget):
+    """Per stop x, the most track bonus one stretch of a route between two stops can collect
+    where it ends at x: the best set of bonus hexes (bit i of ``chain_bits[c]``: chain c runs
+    in hex i, worth ``amount[i]``) run by a trail from x that passes no stop (no chain twice;
+    a junction may come again). All zeros past `budget` steps in all, and then False."""
+    n_vertices = adj_ptr.shape[0] - 1
+    n = amount.shape[0]
+    worth = np.zeros(1 << n, np.int64)
+    for sub in range(1, 1 << n):
+        low = sub & -sub
+        i = 0
+        while (low >> i) != 1:
+            i += 1
+        worth[sub] = worth[sub ^ low] + amount[i]
+    best = np.zeros(n_vertices, np.int64)
+    used = np.zeros(chain_ends.shape[0], np.bool_)
+    at = np.empty(chain_ends.shape[0] + 1, np.int64)  # the trail: its vertices' next slot,
+    via = np.empty(chain_ends.shape[0] + 1, np.int64)  # the chain into each,
+    held = np.empty(chain_ends.shape[0] + 1, np.int64)  # and the hexes run so far
+    steps = 0
+    for x in range(n_vertices):
+        if x >= is_stop.shape[0] or not is_stop[x]:
+            continue
+        top = worth[(1 << n) - 1]
+        d = 0
+        at[0] = adj_ptr[x]
+        via[0] = -1
+        held[0] = 0
+        vert = x
+        while d >= 0 and best[x] < top:
+            if at[d] == adj_ptr[vert + 1]:
+                if via[d] >= 0:
+                    used[via[d]] = False
+                    c = via[d]
+                    vert = chain_ends[c, 0] if chain_ends[c, 1] == vert else chain_ends[c, 1]
+                d -= 1
+                continue
+            steps += 1
+            if steps > budget:
+                best[:] = 0
+                return best, False
+            slot = at[d]
+            at[d] += 1
+            c = adj_chain[slot]
+            if used[c]:
+                continue
+            u = chain_ends[c, 1 - adj_end[slot]]
+            got = held[d] | chain_bits[c]
+            if worth[got] > best[x]:
+                best[x] = worth[got]
+            if u < is_stop.shape[0] and is_stop[u]:
+                continue  # the stretch ends at a stop
+            used[c] = True
+            d += 1
+            at[d] = adj_ptr[u]
+            via[d] = c
+            held[d] = got
+            vert = u
+        while d >= 0:  # (left early: the whole board's bonus)
+            if via[d] >= 0:
+                used[via[d]] = False
+            d -= 1
+    return best, True
+
+
+@kernel
+def stretch_tours(dist, order, trail, units):
+    """Per vertex x and units k (0..`units`), the most the stops a route from x reaches with
+    at most k more units collect on the stretches ending at them (``trail[s]``, `hex_trails`;
+    `order`: the stops, by it, most first): each stop in the nearest free unit among 1..k no
+    nearer than its distance from x, as `_reach_cut` fills them (x's own stretch left out)."""
+    n_v = dist.shape[0]
+    best = np.zeros((n_v, units + 1), np.int64)
+    for x in range(n_v):
+        for k in range(1, units + 1):
+            free = (np.int64(1) << k) - 1
+            taken = 0
+            for i in range(order.shape[0]):
+                s = order[i]
+                dd = np.int64(dist[x, s])
+                if s == x or dd > k:
+                    continue
+                avail = free >> (dd - 1)
+                if avail == 0:
+                    continue
+                low = avail & -avail
+                free &= ~(low << (dd - 1))
+                best[x, k] += trail[s]
+                taken += 1
+                if taken == k:
+                    break
+    return best
+
+
 @kernel(inline=True)
 def _count_hexes(track_cnt, c, chain_hex_ptr, chain_hexes, delta):
     for j in range(chain_hex_ptr[c], chain_hex_ptr[c + 1]):
