@@ -419,7 +419,10 @@ def _cuts(graph: TrackGraph, kidx: np.ndarray, cost: np.ndarray, optional: np.nd
     units = int(visit_cap[N_SUBSETS - 1])
     # (`bonuses`: the tag bonuses' conditions, amounts and whether counted per stop, as the
     # walk reads them)
-    bound, extra = bonus_bounds(kidx, optional, tags, *bonuses, units <= REACH_UNITS)
+    if len(bonuses[3]):
+        bound, extra = bonus_bounds(kidx, optional, tags, *bonuses, units <= REACH_UNITS)
+    else:
+        bound, extra = np.zeros(len(kidx), np.int64), 0
     usable, top, free, costed, costly, counted, order, shut, step = stop_cuts(
         kidx, cost, optional, block, weight, bound, units if units < NO_LIMIT else -1, max_bypass)
     if not usable:
@@ -439,10 +442,11 @@ def _cuts(graph: TrackGraph, kidx: np.ndarray, cost: np.ndarray, optional: np.nd
     # A stop a route may pass uncounted costs no unit on the way to another: where most stops
     # may be, the distances tell little, and the cut costs the walk more than it saves (1860's
     # halts beside its towns, 1861's 5+5E).
-    passable = optional[kidx >= 0] != 0
-    if units <= REACH_UNITS and not costly and 2 * np.count_nonzero(passable) < len(passable):
-        reach |= _reach_bound(graph, order, shut, np.where(optional != 0, 0, step), extra,
-                              track_bonus, units, kidx >= 0 if costed and counted else None)
+    passable = np.count_nonzero(optional)  # (0 for every node but a stop)
+    if units <= REACH_UNITS and not costly and 2 * passable < np.count_nonzero(kidx >= 0):
+        reach |= _reach_bound(graph, order, shut, np.where(optional != 0, 0, step) if passable
+                              else step, extra, track_bonus, units,
+                              kidx >= 0 if costed and counted and track_bonus.any() else None)
     return top, extra, bound, reach
 
 
