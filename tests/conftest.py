@@ -67,6 +67,30 @@ def corpus_params(name: str, keep=lambda data: True) -> list:
                                    id="empty")]
 
 
+def named_params(ids: dict[str, tuple[str, ...]], default: set[str]) -> list:
+    """pytest params over the corpus positions of these ids (by title): those in `default` in
+    the default run, the others in the slow sweep."""
+    out = []
+    for title, wanted in ids.items():
+        for param in corpus_params(title, lambda data, wanted=wanted: position_id(data) in wanted):
+            data = param.values[0]
+            if data is not None and position_id(data) not in default:
+                param = pytest.param(data, id=param.id, marks=(*param.marks, pytest.mark.slow))
+            out.append(param)
+    return out
+
+
+def route_keys(found) -> set[tuple[int, tuple[int, ...]]]:
+    """Each route of a walk (`Candidates`) by its worth and its chains, whichever way round the
+    walk wrote it."""
+    out = set()
+    for i in range(len(found)):
+        chains = tuple(found.route_chains(i).tolist())
+        back = tuple(~c for c in reversed(chains))
+        out.add((int(found.value()[i]), min(chains, back)))
+    return out
+
+
 @pytest.fixture(scope="session")
 def corpus_dir() -> Path:
     """The corpus directory; skips the test when it is absent."""

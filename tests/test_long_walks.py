@@ -11,11 +11,11 @@ never. (Such a bound once left arm 1's track bonus out and lost 18USA routes at 
 from __future__ import annotations
 
 import pytest
-from conftest import corpus_params, position_id
+from conftest import named_params, route_keys
 
 from hexrail.io.g18xx import position_from_18xx
 from hexrail.search import routes
-from hexrail.search.routes import Candidates, enumerate_routes
+from hexrail.search.routes import enumerate_routes
 from hexrail.solve import prepare
 
 # Positions whose walks run long (single trains, 20-140 ms), by title; the default run takes the
@@ -31,28 +31,7 @@ DEFAULT = {"18USA-109372-1506", "1817-15528-1670"}
 SLACK = 20  # routes this far below the best are compared too
 
 
-def _params() -> list:
-    out = []
-    for title, ids in LONG.items():
-        for param in corpus_params(title, lambda data, ids=ids: position_id(data) in ids):
-            data = param.values[0]
-            if data is not None and position_id(data) not in DEFAULT:
-                param = pytest.param(data, id=param.id, marks=(*param.marks, pytest.mark.slow))
-            out.append(param)
-    return out
-
-
-def _routes(found: Candidates) -> set[tuple[int, tuple[int, ...]]]:
-    """Each route by its worth and its chains, whichever way round the walk wrote it."""
-    out = set()
-    for i in range(len(found)):
-        chains = tuple(found.route_chains(i).tolist())
-        back = tuple(~c for c in reversed(chains))
-        out.add((int(found.value()[i]), min(chains, back)))
-    return out
-
-
-@pytest.mark.parametrize("data", _params())
+@pytest.mark.parametrize("data", named_params(LONG, DEFAULT))
 def test_bounded_arms_keep_every_route_worth_the_best(data, monkeypatch):
     prep = prepare(position_from_18xx(data))
     for t, td in enumerate(prep.trains):
@@ -66,9 +45,9 @@ def test_bounded_arms_keep_every_route_worth_the_best(data, monkeypatch):
         monkeypatch.setattr(routes, "ARM_AFTER", 0)  # bounded from the first step
         bounded = enumerate_routes(graph, td, min_value=least)
         assert plain.complete and bounded.complete
-        assert _routes(bounded) == _routes(plain), td.train.id
+        assert route_keys(bounded) == route_keys(plain), td.train.id
         # and a best-only walk bounded so keeps every best route
         top = int(best.value()[0])
         bounded_best = enumerate_routes(graph, td, best_only=True)
-        assert {r for r in _routes(bounded_best) if r[0] == top} == \
-            {r for r in _routes(plain) if r[0] == top}, td.train.id
+        assert {r for r in route_keys(bounded_best) if r[0] == top} == \
+            {r for r in route_keys(plain) if r[0] == top}, td.train.id

@@ -14,10 +14,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from conftest import corpus_params, position_id
+from conftest import named_params, route_keys
 
 from hexrail.io.g18xx import position_from_18xx
-from hexrail.search.routes import Candidates, enumerate_routes
+from hexrail.search.routes import enumerate_routes
 from hexrail.solve import prepare
 
 # (title, position ids): the default run takes the first of each, the slow sweep all
@@ -29,28 +29,7 @@ POSITIONS = {
 SLACK = 20
 
 
-def _params() -> list:
-    out = []
-    for title, ids in POSITIONS.items():
-        for param in corpus_params(title, lambda data, ids=ids: position_id(data) in ids):
-            data = param.values[0]
-            if data is not None and position_id(data) != ids[0]:
-                param = pytest.param(data, id=param.id, marks=(*param.marks, pytest.mark.slow))
-            out.append(param)
-    return out
-
-
-def _routes(found: Candidates) -> set[tuple[int, tuple[int, ...]]]:
-    """Each route by its worth and its chains, whichever way round the walk wrote it."""
-    out = set()
-    for i in range(len(found)):
-        chains = tuple(found.route_chains(i).tolist())
-        back = tuple(~c for c in reversed(chains))
-        out.add((int(found.value()[i]), min(chains, back)))
-    return out
-
-
-@pytest.mark.parametrize("data", _params())
+@pytest.mark.parametrize("data", named_params(POSITIONS, {ids[0] for ids in POSITIONS.values()}))
 def test_a_cut_walk_keeps_every_route_worth_what_is_wanted(data):
     prep = prepare(position_from_18xx(data))
     for t, td in enumerate(prep.trains):
@@ -64,5 +43,5 @@ def test_a_cut_walk_keeps_every_route_worth_what_is_wanted(data):
                        reach_dist=td.reach_dist[:0, :0], reach_walk=0, arm_extra=-1)
         uncut = enumerate_routes(graph, bare, min_value=least)
         assert cut.complete and uncut.complete
-        assert _routes(cut) == _routes(uncut), td.train.id
+        assert route_keys(cut) == route_keys(uncut), td.train.id
         assert int(cut.value()[0]) == int(best.value()[0])
