@@ -81,6 +81,21 @@ def test_the_plan_uses_one_of_the_exclusive_sides():
     assert solve_checked(doc(hexes, ["3"], exclusive)).revenue == 70
 
 
+def test_two_routes_may_use_one_exclusive_side():
+    # A1-A3 is two-lane track: two 2-trains run it side by side, both on A3's side 3, which
+    # the rule allows (one side used); one of them on A3-A5 would use side 0 too
+    def city(revenue: int, lanes: list, tokens: list | None = None) -> dict:
+        return {"nodes": [{"kind": "city", "revenue": revenue, "slots": 2, "index": 0}],
+                "paths": [{"a": f"e{side}", "b": "n0", "lanes": [[2, lane], [1, 0]]}
+                          for side, lane in lanes], **({"tokens": {"0": tokens}} if tokens else {})}
+    hexes = {"A1": city(10, [(0, 0), (0, 1)], [X]), "A3": city(50, [(3, 1), (3, 0)]),
+             "A5": {"tile": "city=revenue:20;path=a:3,b:_0"}}
+    hexes["A3"]["paths"].append({"a": "n0", "b": "e0"})
+    exclusive = {"exclusive_edges": [{"hex": "A3", "edges": [3, 0]}]}
+    plan = solve_checked(doc(hexes, ["2", "2"], exclusive))
+    assert plan.revenue == 2 * (10 + 50) and len(plan.routes) == 2
+
+
 def test_the_destination_bonus_goes_to_one_route_and_the_mail_contract_is_a_subsidy():
     hexes = line_hexes(CELLS, {"A1": [X], "A5": [X]})
     dest = {"destination_bonus": {"home_node": "A1-0", "destination_node": "A3-0",

@@ -128,7 +128,7 @@ def resources(prep: Prepared, t: int) -> np.ndarray:
     group = groups.index(prep.profile.track_group(prep.position, prep.trains[t].train))
     width = max(g.n_resources for g in prep.graphs.values())
     sides_at = width + 1 + len(prep.span_names) + (len(groups) - 1) * width
-    res = _side_claims(prep, t, res, sides_at, group, len(groups))
+    res = _side_claims(prep, t, res, sides_at)
     if group and len(res):
         # trains of another track group may share track: their track bits go to a range of
         # their own, after the track and claim bits of the first group
@@ -164,25 +164,28 @@ def sides_used(cands: Candidates, masks: list[np.ndarray]) -> np.ndarray:
     return used
 
 
-def _side_claims(prep: Prepared, t: int, res: np.ndarray, start: int, group: int,
-                 n_groups: int) -> np.ndarray:
-    """Claim bits that keep a plan to one side of each `PlanRules.exclusive_sides` rule:
-    per pair of sides and pair of track groups one bit, claimed by the users of either side
-    in those groups; users of one side in two groups (who may share track) share none."""
+def _side_claims(prep: Prepared, t: int, res: np.ndarray, start: int) -> np.ndarray:
+    """Claim bits that keep a plan to one side of each `PlanRules.exclusive_sides` rule: per
+    pair of sides i < j and pair of trains a, b one bit, claimed by a's routes using side i
+    and b's using side j. Routes of two trains on one side share none (one side may carry
+    both: lanes, or trains that may share track)."""
     if not prep.rules.exclusive_sides:
         return res
     cands = prep.candidates[t]
+    n = len(prep.trains)
     bits: list[tuple[np.ndarray, int]] = []
     at = start
     for masks in side_masks(prep.graph_of(t), prep.position, prep.rules):
         used = sides_used(cands, masks)
         for i in range(len(masks)):
             for j in range(i + 1, len(masks)):
-                for g in range(n_groups):
-                    for h in range(n_groups):
-                        if group == g:
+                for a in range(n):
+                    for b in range(n):
+                        if a == b:
+                            continue  # (one route per train: `_one_side_each` keeps it to one)
+                        if t == a:
                             bits.append((used[:, i], at))
-                        if group == h:
+                        if t == b:
                             bits.append((used[:, j], at))
                         at += 1
     words = at // 64 + 1
