@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 
 import numpy as np
@@ -11,8 +11,8 @@ from hexrail.errors import HexrailError
 from hexrail.graph.track import TrackGraph
 from hexrail.model.position import Position, Train
 from hexrail.model.trains import UNLIMITED, Row, TrainSpec
-from hexrail.rules.base import (FIRST, MANDATORY, Bonus, CyclicRun, EndBonus, HexBonus,
-                               OnceBonus, Profile, Revisit, RouteBonus, SetsBonus, TrackBonus,
+from hexrail.rules.base import (FIRST, MANDATORY, Bonus, CyclicRun, EndBonus, EndsSubsidy,
+                               HexBonus, OnceBonus, Profile, Revisit, RouteBonus, SetsBonus, TrackBonus,
                                stop_columns)
 from hexrail.rules.columns import COUNT_CODE, KIND_INDEX, node_groups
 
@@ -329,7 +329,7 @@ def lower_train(pos: Position, graph: TrackGraph, profile: Profile, train: Train
         has_track_bonus=bool(track_bonus.any()), track_skip_stops=skip_stops,
         bonus_on_paid=pay_rule.bonuses_on_paid, paid_station=pay_rule.paid_station,
         passed_unpaid=pay_rule.passed_unpaid,
-        span_bonuses=tuple(profile.span_bonuses(pos, train)),
+        span_bonuses=claims(profile.span_bonuses(pos, train)),
         tally_names=tally_names, node_tally=node_tally,
         tally_min=np.asarray([lo for _, lo, _ in limits], np.int64),
         tally_max=np.asarray([hi for _, _, hi in limits], np.int64),
@@ -339,6 +339,22 @@ def lower_train(pos: Position, graph: TrackGraph, profile: Profile, train: Train
         by_placing=by_placing, **placed_rows,
         cut_top=cut_top, cut_extra=cut_extra, node_bound=node_bound, **reach,
     )
+
+
+def claims(bonuses: tuple[OnceBonus, ...]) -> tuple[OnceBonus, ...]:
+    """The once-per-round bonuses as routes claim them, one claim each: an `EndsSubsidy` paying
+    k routes as k copies (``name``, ``name #2``, ...), of which a route claims one at most
+    (`hexrail.search.routes.with_span_bonuses`)."""
+    if not any(isinstance(b, EndsSubsidy) and b.routes > 1 for b in bonuses):
+        return tuple(bonuses)
+    out: list[OnceBonus] = []
+    for b in bonuses:
+        if isinstance(b, EndsSubsidy) and b.routes > 1:
+            out += [replace(b, name=b.name if k == 0 else f"{b.name} #{k + 1}")
+                    for k in range(b.routes)]
+        else:
+            out.append(b)
+    return tuple(out)
 
 
 def _free_riders(spec: TrainSpec, kinds: np.ndarray, costs: np.ndarray

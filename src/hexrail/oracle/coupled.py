@@ -155,21 +155,25 @@ def _price_plan(boards: dict[int, _Board], rules: PlanRules, rate: list[int],
             hexes = set(_path_hexes(r))
             hex_subsidy[t] = rate[t] * len(hexes - covered)
             covered |= hexes
-    # Span bonuses: each to the chosen route earning most from it (the first on ties).
+    # Span bonuses: each to the chosen route earning most from it (the first on ties); one
+    # paying k routes (`EndsSubsidy.routes`) to the k earning most.
     span: dict[int, int] = {t: 0 for t, _ in chosen}
-    top: dict[str, tuple[int, int]] = {}
+    earning: dict[str, list[tuple[int, int]]] = {}
     for t, r in chosen:
         for name, amount in r.span:
-            if amount > top.get(name, (0, -1))[0]:
-                top[name] = (amount, t)
+            if amount > 0:
+                earning.setdefault(name, []).append((amount, t))
     paid_as_subsidy = {b.name for board in boards.values() for b in board.span_bonuses
                        if isinstance(b, EndsSubsidy)}
+    paid_to = {b.name: getattr(b, "routes", 1) for board in boards.values()
+               for b in board.span_bonuses}
     span_subsidy: dict[int, int] = {t: 0 for t, _ in chosen}
-    for name, (amount, t) in top.items():
-        if name in paid_as_subsidy:
-            span_subsidy[t] += amount
-        else:
-            span[t] += amount
+    for name, found in earning.items():
+        for amount, t in sorted(found, key=lambda e: -e[0])[:paid_to[name]]:
+            if name in paid_as_subsidy:
+                span_subsidy[t] += amount
+            else:
+                span[t] += amount
     best = None
     for payable, set_bonus, sets, arrangement in layouts:
         pays = _joint_pay(boards, rules.stops_pay_once, chosen, stops, payable, objective)

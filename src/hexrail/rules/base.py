@@ -170,13 +170,14 @@ class VisitAllBonus:
 
 @dataclass(frozen=True, slots=True)
 class EndsSubsidy:
-    """A *subsidy* (to the treasury, not revenue) paid once per round to one route of the
-    company of at least two stops: half the sum, rounded down, of the base values `values`
-    gives its first and last stop (node references; 1822's mail contract). The route earning
-    most gets it; the first in plan order on ties."""
+    """A *subsidy* (to the treasury, not revenue) paid once per round to `routes` routes of the
+    company of at least two stops, one each: half the sum, rounded down, of the base values
+    `values` gives its first and last stop (node references; 1822's mail contracts, one route
+    per contract). The routes earning most get it; the first in plan order on ties."""
 
     name: str
     values: tuple[tuple[str, int], ...]
+    routes: int = 1
 
     def earned(self, stops: tuple[str, ...]) -> int:
         """What a route visiting `stops` (node references, in order) earns.

@@ -18,8 +18,8 @@ Merthyr Tydfil     the plan uses one of F33's sides 1 and 2 at most (the direct 
 destination        a route visiting both the company's home city and its destination city
                    earns the destination's value for its train, once per round, the best route
                    (the last in plan order on ties; `VisitAllBonus`)
-mail contract      a subsidy: half the base values of a route's two ends, to the best route
-                   (not a local train; `EndsSubsidy`)
+mail contracts     a subsidy: half the base values of a route's two ends, to the best route
+                   per contract, one contract a route (not a local train; `EndsSubsidy`)
 =================  ==========================================================================
 
 A route visits two stops of one hex only where the hex is exempt (the city and town hexes);
@@ -27,9 +27,8 @@ on the 1822 map every other hex with several stops is London, one stop group.
 
 State: ``train_roles``, ``etrain_paying_nodes``, ``english_channel``, ``exclusive_edges``,
 ``destination_bonus``, ``mail_contracts``. A Pullman car not yet attached is not weighed.
-Not built (refused with the reason): two local trains (one city each), more than one mail
-contract, an E train when the company has a token in the English Channel city (the E-train
-end exception).
+Not built (refused with the reason): two local trains (one city each), an E train when the
+company has a token in the English Channel city (the E-train end exception).
 """
 
 from __future__ import annotations
@@ -131,7 +130,7 @@ class Game1822(Profile):
         if contracts and _role(pos, train) != "local":
             values = tuple((f"{h.id}-{n.index}", n.value(pos.phase.colors))
                            for h in pos.hexes for n in h.tile.nodes if n.is_stop)
-            out.append(EndsSubsidy("mail contract", values))
+            out.append(EndsSubsidy("mail contract", values, routes=len(set(map(str, contracts)))))
         return tuple(out)
 
     def plan_rules(self, pos: Position) -> PlanRules:
@@ -148,9 +147,6 @@ class Game1822(Profile):
         roles = [_role(pos, t) for t in pos.trains]
         if roles.count("local") > 1:
             raise HexrailError("two local trains (one city each) are not supported", where="trains")
-        if len(pos.state.get("mail_contracts") or ()) > 1:
-            raise HexrailError("more than one mail contract is not supported",
-                               where="state.mail_contracts")
         if "etrain" in roles and pos.state.get("english_channel_tokened"):
             raise HexrailError("an E train with a token in the English Channel city is not "
                                "supported", where="state.english_channel_tokened")

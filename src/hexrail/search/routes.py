@@ -502,14 +502,19 @@ def with_span_bonuses(graph: TrackGraph, td: TrainData, cands: Candidates,
             if gaps:
                 amounts[raw_to_sorted[raw], j] = b.earned(min(gaps))
     # Every route once per subset of the bonuses it earns (the empty subset included): the
-    # routes earning none first, then route by route, its subsets by size, then in order.
+    # routes earning none first, then route by route, its subsets by size, then in order. Of
+    # the copies of one bonus paying several routes (`hexrail.graph.trains.claims`), a subset
+    # holds one at most.
     earns = ((amounts > 0) << np.arange(k, dtype=np.int64)).sum(axis=1)
+    kin = [next(i for i, c in enumerate(bonuses) if c == replace(b, name=c.name))
+           if isinstance(b, EndsSubsidy) and b.routes > 1 else j for j, b in enumerate(bonuses)]
     parts = []
     for mask in np.unique(earns).tolist():
         rows = np.flatnonzero(earns == mask)
         bits = [j for j in range(k) if mask >> j & 1]
         subsets = [sum(1 << j for j in c) for size in range(len(bits) + 1)
-                   for c in combinations(bits, size)]
+                   for c in combinations(bits, size)
+                   if len({kin[j] for j in c}) == len(c)]
         parts += [(rows, np.full(len(rows), s, np.int64), np.full(len(rows), r, np.int64))
                   for r, s in enumerate(subsets)]
     idx, claim, rank = (np.concatenate(p) for p in zip(*parts)) if parts else \

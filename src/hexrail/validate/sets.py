@@ -199,9 +199,10 @@ def _span_bonuses(board: _Board, routes: list[_Route]
     stop; a `VisitAllBonus` for the stops it names. Each bonus (by name) is paid once, to the
     route earning most from it; on ties the first in plan order (the last for a
     `VisitAllBonus` with ``last_on_ties``), for a `VisitBonus` the greatest train id (as
-    18xx.games pays the mail contract). Returns per route its bonuses, and apart the
-    subsidies (`EndsSubsidy`)."""
-    best: dict[str, tuple[int, str, int]] = {}  # name -> (amount, tie-break, route index)
+    18xx.games pays the mail contract); an `EndsSubsidy` paying k routes to the k earning most,
+    one each. Returns per route its bonuses, and apart the subsidies (`EndsSubsidy`)."""
+    earning: dict[str, list[tuple[int, str, int]]] = {}  # name -> (amount, tie-break, route)
+    paid_to: dict[str, int] = {}  # name -> how many routes it pays
     subsidies: set[str] = set()  # the names of `EndsSubsidy` bonuses: paid as subsidy
     for i, route in enumerate(routes):
         if not route.legal:
@@ -222,15 +223,19 @@ def _span_bonuses(board: _Board, routes: list[_Route]
                 if not gaps:
                     continue
                 amount, tie = bonus.earned(min(gaps)), ""
-            if amount > 0 and (amount, tie) > best.get(bonus.name, (0, "", -1))[:2]:
-                best[bonus.name] = (amount, tie, i)
+            paid_to[bonus.name] = getattr(bonus, "routes", 1)
+            if amount > 0:
+                earning.setdefault(bonus.name, []).append((amount, tie, i))
     out: dict[int, tuple[tuple[str, int], ...]] = {}
     subsidy: dict[int, int] = {}
-    for name, (amount, _, i) in sorted(best.items()):
-        if name in subsidies:
-            subsidy[i] = subsidy.get(i, 0) + amount
-        else:
-            out[i] = out.get(i, ()) + ((name, amount),)
+    for name in sorted(earning):
+        # the most first; among equals, the first in plan order (the sort is stable)
+        ranked = sorted(earning[name], key=lambda e: e[:2], reverse=True)
+        for amount, _, i in ranked[:paid_to[name]]:
+            if name in subsidies:
+                subsidy[i] = subsidy.get(i, 0) + amount
+            else:
+                out[i] = out.get(i, ()) + ((name, amount),)
     return out, subsidy
 
 
