@@ -115,6 +115,20 @@ def kernels_on_disk(warm_solver) -> None:
     without the first-run notice on its stderr (`hexrail.compiled`)."""
 
 
+def random_boards(examples: int, *checks):
+    """Hypothesis settings of a random-board test: `examples` boards, drawn deterministically;
+    with ``HEXRAIL_ORACLE_RANDOM=1`` new ones, ``HEXRAIL_ORACLE_SCALE`` times as many (as
+    `test_oracle` draws with ``HEXRAIL_ORACLE_EXAMPLES``). `checks`: health checks left off
+    beside the slow and large data ones."""
+    from hypothesis import HealthCheck, settings
+
+    fresh = os.environ.get("HEXRAIL_ORACLE_RANDOM", "") == "1"
+    scale = float(os.environ.get("HEXRAIL_ORACLE_SCALE", "1")) if fresh else 1.0
+    return settings(max_examples=max(1, round(examples * scale)), deadline=None,
+                    derandomize=not fresh, database=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, *checks])
+
+
 def line_hexes(cells: list[str], tokens: dict | None = None) -> dict:
     """Hexes A1, A3, ... of a flat map joined north-south. `cells` are node parts in tile
     notation (``""`` for plain track); `tokens` maps hex ids to slot lists (default: X in A1)."""

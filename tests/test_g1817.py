@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import corpus_params, line_hexes, solve_checked
-from hypothesis import HealthCheck, given, note, settings
+from conftest import corpus_params, line_hexes, random_boards, solve_checked
+from hypothesis import given, note
 from hypothesis import strategies as st
 from strategies import positions
 from test_bonus_titles import _check_position, bonus_names
@@ -101,8 +101,7 @@ def boards_1817(draw) -> dict:
     return doc
 
 
-@settings(max_examples=100, deadline=None, derandomize=True, database=None,
-          suppress_health_check=[HealthCheck.too_slow])
+@random_boards(100)
 @given(doc=boards_1817())
 def test_solver_equals_oracle_on_random_boards(doc):
     note(json.dumps(doc))

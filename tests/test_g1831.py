@@ -11,8 +11,8 @@ import json
 from dataclasses import replace
 
 import pytest
-from conftest import line_hexes, solve_checked
-from hypothesis import HealthCheck, given, note, settings
+from conftest import line_hexes, random_boards, solve_checked
+from hypothesis import HealthCheck, given, note
 from hypothesis import strategies as st
 from strategies import positions, rotate_position
 
@@ -447,8 +447,7 @@ def boards_1831(draw) -> dict:
     return doc
 
 
-@settings(max_examples=120, deadline=None, derandomize=True, database=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@random_boards(120, HealthCheck.function_scoped_fixture)
 @given(doc=boards_1831())
 def test_solver_equals_oracle_on_random_boards(doc):
     note(json.dumps(doc))
@@ -495,8 +494,7 @@ def commuter_boards(draw) -> dict:
     return position(hexes, trains, phase=draw(st.sampled_from(["2", "5", "9"])), state=state)
 
 
-@settings(max_examples=120, deadline=None, derandomize=True, database=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@random_boards(120, HealthCheck.function_scoped_fixture)
 @given(doc=commuter_boards())
 def test_commuter_runs_solver_equals_oracle_on_random_boards(doc):
     note(json.dumps(doc))
@@ -691,8 +689,7 @@ def delaware_boards(draw) -> dict:
                     state={"delaware": {"hex": "A5", "south": south}})
 
 
-@settings(max_examples=300, deadline=None, derandomize=True, database=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@random_boards(300, HealthCheck.function_scoped_fixture)
 @given(doc=delaware_boards())
 def test_delaware_solver_equals_oracle_on_random_boards(doc):
     note(json.dumps(doc))

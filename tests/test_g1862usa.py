@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import line_hexes, solve_checked
-from hypothesis import HealthCheck, given, note, settings
+from conftest import line_hexes, random_boards, solve_checked
+from hypothesis import HealthCheck, given, note
 from hypothesis import strategies as st
 from strategies import positions
 
@@ -389,8 +389,7 @@ def boards_1862usa(draw) -> dict:
     return doc
 
 
-@settings(max_examples=120, deadline=None, derandomize=True, database=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@random_boards(120, HealthCheck.function_scoped_fixture)
 @given(doc=boards_1862usa())
 def test_solver_equals_oracle_on_random_boards(doc):
     note(json.dumps(doc))
@@ -400,7 +399,7 @@ def test_solver_equals_oracle_on_random_boards(doc):
         assert r.crossings == report.route(r.train).crossings
 
 
-@settings(max_examples=60, deadline=None, derandomize=True, database=None)
+@random_boards(60)
 @given(doc=boards_1862usa())
 def test_could_run_a_train_there_is_what_the_oracle_finds(doc):
     # `reaches` (Salt Lake City's condition) against the oracle's routes of a 10E, which may

@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import corpus_params, line_hexes, solve_checked
-from hypothesis import HealthCheck, given, note, settings
+from conftest import corpus_params, line_hexes, random_boards, solve_checked
+from hypothesis import given, note
 from hypothesis import strategies as st
 from strategies import positions
 from test_bonus_titles import _check_position, bonus_names
@@ -196,16 +196,14 @@ def boards_18usa(draw, switcher: bool | None = None) -> dict:
     return doc
 
 
-@settings(max_examples=100, deadline=None, derandomize=True, database=None,
-          suppress_health_check=[HealthCheck.too_slow])
+@random_boards(100)
 @given(doc=boards_18usa())
 def test_solver_equals_oracle_on_random_boards(doc):
     note(json.dumps(doc))
     solve_checked(doc, max_routes=20_000)
 
 
-@settings(max_examples=60, deadline=None, derandomize=True, database=None,
-          suppress_health_check=[HealthCheck.too_slow])
+@random_boards(60)
 @given(doc=boards_18usa(switcher=True))
 def test_the_switcher_equals_oracle_on_random_boards(doc):
     """Boards whose cities are often full of other tokens, with a switcher on one train."""

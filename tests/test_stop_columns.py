@@ -8,8 +8,8 @@ from unittest import mock
 
 import numpy as np
 import pytest
-from conftest import corpus_missing, corpus_positions
-from hypothesis import HealthCheck, assume, given, settings
+from conftest import corpus_missing, corpus_positions, random_boards
+from hypothesis import assume, given
 from hypothesis import strategies as st
 from strategies import positions
 from test_g1817 import boards_1817
@@ -87,8 +87,7 @@ def test_18sj_electric_trains_and_full_cities(trains, slots):
                                            state={"electric_train_owned": True})))
 
 
-SETTINGS = settings(max_examples=60, deadline=None, derandomize=True, database=None,
-                    suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = random_boards(60)
 
 
 @SETTINGS

@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import solve_checked
-from hypothesis import HealthCheck, given, note, settings
+from conftest import random_boards, solve_checked
+from hypothesis import given, note
 from strategies import positions
 
 from hexrail.io.g18xx.reader import _loc
@@ -59,8 +59,7 @@ def test_the_side_turns_with_the_tile():
     assert _loc((3.5 - 1) % 6) == "2.5" and _loc(4.0) == "4"
 
 
-@settings(max_examples=120, deadline=None, derandomize=True, database=None,
-          suppress_health_check=[HealthCheck.too_slow])
+@random_boards(120)
 @given(doc=positions(max_hexes=9, max_big_hexes=6, town_sides=True))
 def test_solver_equals_oracle_with_towns_at_hex_sides(doc):
     note(json.dumps(doc))

@@ -17,8 +17,8 @@ from dataclasses import replace
 from typing import ClassVar
 
 import pytest
-from conftest import corpus_params, line_hexes
-from hypothesis import HealthCheck, assume, given, note, settings
+from conftest import corpus_params, line_hexes, random_boards
+from hypothesis import HealthCheck, assume, given, note
 from hypothesis import strategies as st
 
 from hexrail import solve
@@ -359,8 +359,7 @@ def test_the_validator_prices_the_oracles_best_plan_at_its_value(seed):
 # -- the solver against the oracle -------------------------------------------------------------------
 
 
-@settings(max_examples=200, derandomize=True, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@random_boards(200, HealthCheck.function_scoped_fixture)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_the_solver_reaches_the_oracles_optimum(seed, warm_solver):
     doc = random_board(seed)
@@ -415,8 +414,7 @@ def oracle_optimum_validated(doc: dict) -> None:
         assert (report.revenue, report.subsidy) == (plan.revenue, plan.subsidy), json.dumps(doc)
 
 
-@settings(max_examples=150, derandomize=True, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.filter_too_much])
+@random_boards(150, HealthCheck.function_scoped_fixture, HealthCheck.filter_too_much)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_the_pay_once_kernel_reaches_the_oracles_optimum(seed, warm_solver):
     # Boards with up to four trains, often freight sets that meet three at a stop or close a
@@ -533,8 +531,7 @@ class Connection1862(Game1862):
                        regions=tuple((tuple(h), k) for h, k in pos.state.get("regions", ())))
 
 
-@settings(max_examples=120, derandomize=True, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.filter_too_much])
+@random_boards(120, HealthCheck.function_scoped_fixture, HealthCheck.filter_too_much)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_coupled_combiners_keep_the_connection_run(seed, warm_solver):
     doc = twin_board(seed)
