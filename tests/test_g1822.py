@@ -138,12 +138,26 @@ def test_a_lone_trains_bonus_may_go_to_a_route_worth_less_than_its_best():
     assert plan.revenue == 60 + 50 and plan.optimal and bonus_names(plan) == {"destination": 50}
 
 
-def test_what_is_not_built_is_refused_with_the_reason():
-    local = {"rows": [{"nodes": ["city"], "pay": 1, "visit": 1}]}
-    two = doc(line_hexes(CELLS), [{"id": "L-0", "spec": local}, {"id": "L-1", "spec": local}],
-              {"train_roles": {"L-0": "local", "L-1": "local"}})
-    with pytest.raises(HexrailError, match="^trains: two local trains"):
-        hexrail.solve(two)
+def test_local_trains_visit_each_city_once_where_they_run_track():
+    local = {"rows": [{"nodes": ["city"], "pay": 1, "visit": 1},
+                      {"nodes": ["town"], "pay": 1, "visit": 1}]}
+    trains = [{"id": "L-0", "spec": local}, {"id": "L-1", "spec": local}]
+    roles = {"train_roles": {"L-0": "local", "L-1": "local"}}
+    # X in A5 only, towns on either side: A5-A7 (90) and A5-A3 (70) would both run from A5;
+    # the second local runs A5 alone instead (no track: the engine lets it)
+    hexes = line_hexes(["city=revenue:30", "town=revenue:20", "city=revenue:50",
+                        "town=revenue:40"], {"A5": [X]})
+    plan = solve_checked(doc(hexes, trains, roles))
+    assert plan.revenue == 90 + 50
+    assert sorted(r.stops for r in plan.routes) == [("A5-0",), ("A5-0", "A7-0")]
+    # X in A1 as well: each local from its own city, both to the town A3
+    hexes = line_hexes(["city=revenue:30", "town=revenue:20", "city=revenue:50",
+                        "town=revenue:40"], {"A1": [X], "A5": [X]})
+    assert solve_checked(doc(hexes, trains, roles)).revenue == 90 + 50
+    # a normal train may share a local's city: A3-A5 beside A5-A7
+    plan = solve_checked(doc(hexes, [trains[0], {"id": "2-0", "spec": "2"}],
+                             {"train_roles": {"L-0": "local", "2-0": "normal"}}))
+    assert plan.revenue == 90 + 70
 
 
 # -- random boards against the oracle ------------------------------------------------------------------
@@ -152,7 +166,7 @@ def test_what_is_not_built_is_refused_with_the_reason():
 @st.composite
 def boards_1822(draw) -> dict:
     """A random small board (`strategies.positions`) run under 1822: N trains, an E train paid
-    for some token cities, a local train, the English Channel, a destination, a mail contract,
+    for some token cities, local trains, the English Channel, a destination, a mail contract,
     exclusive sides."""
     doc = draw(positions(max_hexes=8, max_big_hexes=6))
     doc["rules"] = {"profile": "1822"}
@@ -163,10 +177,10 @@ def boards_1822(draw) -> dict:
         trains.append({"id": "E", "spec": {"rows": [{"nodes": ["city", "town", "offboard"],
                                                      "pay": 99, "visit": 99}], "multiplier": 2}})
         roles["E"] = "etrain"
-    if draw(st.booleans()) or not trains:
-        trains.append({"id": "L", "spec": {"rows": [{"nodes": ["city"], "pay": 1, "visit": 1},
-                                                    {"nodes": ["town"], "pay": 1, "visit": 1}]}})
-        roles["L"] = "local"
+    for k in range(draw(st.integers(0 if trains else 1, 2))):  # (two: one city each)
+        trains.append({"id": f"L{k}", "spec": {"rows": [{"nodes": ["city"], "pay": 1, "visit": 1},
+                                                        {"nodes": ["town"], "pay": 1, "visit": 1}]}})
+        roles[f"L{k}"] = "local"
     doc["trains"] = trains
     hexes = sorted(doc["hexes"])
     cities = [f"{h}-{n['index']}" for h in hexes for n in doc["hexes"][h].get("nodes", ())
@@ -187,7 +201,7 @@ def boards_1822(draw) -> dict:
         channel, france = draw(st.lists(st.sampled_from(hexes), min_size=2, max_size=2,
                                         unique=True))
         state["english_channel"] = {"hex": channel, "france_hex": france}
-    state["mail_contracts"] = ["P6", "P7"][:draw(st.integers(0, 2))]
+    state["mail_contracts"] = draw(st.sampled_from([[], [], ["P6"], ["P6", "P7"]]))
     if draw(st.booleans()):
         state["exclusive_edges"] = [{"hex": draw(st.sampled_from(hexes)),
                                      "edges": draw(st.lists(st.integers(0, 5), min_size=2,

@@ -132,6 +132,7 @@ def prepare(position: Any, *, objective: str = "income", deadline: float | None 
     # a plan: a floor above the best plan they allow would cost a second pass.
     floor_may_rise = floor is None and not (
         rules.home_route or rules.intersect or rules.connection or rules.exclusive_sides
+        or rules.apart_cities
         or any(k < len(pos.trains) for _, k in rules.regions))
     busy = len(first) - len(idle)
     # Where every train is alone in its group and routes share no track, the train with the
@@ -294,6 +295,9 @@ def choose(prep: Prepared, *, deadline: float | None = None) -> Selection:
     if prep.coupled and prep.span_names:
         raise HexrailError("span bonuses (paid once per round) are not supported together "
                            "with coupled routes", where="rules.profile")
+    if prep.coupled and prep.rules.apart_cities:
+        raise HexrailError("trains kept off each other's cities are not supported together "
+                           "with coupled routes", where="rules.profile")
     if prep.coupled and any(td.node_end_bonus.any() or td.bonus_on_paid or td.paid_station
                             for td in prep.trains):
         # a coupled plan may leave a route's stop unpaid (another route is paid for it), which
@@ -353,8 +357,11 @@ def _choose_disjoint(prep: Prepared, values: list[np.ndarray], res: list[np.ndar
     need = required(prep)
     limits = region_limits(prep)
     # Identical trains choose in one order only, each after the one before; where trains may
-    # share track two of them may run one route, so each chooses on its own.
-    groups = list(range(len(prep.trains))) if rules.share_track else prep.groups
+    # share track, or a route holds nothing another could not hold too (1822's local train at
+    # its city alone), two of them may run one route, so each chooses on its own.
+    alike = len(set(prep.groups)) < len(prep.groups)
+    groups = list(range(len(prep.trains))) if rules.share_track or alike and any(
+        (r[:n] == 0).all(axis=1).any() for r, n in zip(res, counts)) else prep.groups
     meet = [meets(prep, t, counts[t]) for t in range(len(prep.trains))] \
         if need or len(limits) else None
     return combine_disjoint([v[:n] for v, n in zip(values, counts)],

@@ -15,7 +15,7 @@ import numpy as np
 
 from hexrail.errors import HexrailError
 
-from hexrail.graph.track import TrackGraph
+from hexrail.graph.track import KIND_CODES, TrackGraph
 from hexrail.graph.trains import TrainData
 from hexrail.model.position import Position
 from hexrail.rules import PlanRules, Profile
@@ -128,7 +128,8 @@ def resources(prep: Prepared, t: int) -> np.ndarray:
     group = groups.index(prep.profile.track_group(prep.position, prep.trains[t].train))
     width = max(g.n_resources for g in prep.graphs.values())
     sides_at = width + 1 + len(prep.span_names) + (len(groups) - 1) * width
-    res = _side_claims(prep, t, res, sides_at)
+    res, after = _side_claims(prep, t, res, sides_at)
+    res = _city_claims(prep, t, res, after)
     if group and len(res):
         # trains of another track group may share track: their track bits go to a range of
         # their own, after the track and claim bits of the first group
@@ -164,13 +165,14 @@ def sides_used(cands: Candidates, masks: list[np.ndarray]) -> np.ndarray:
     return used
 
 
-def _side_claims(prep: Prepared, t: int, res: np.ndarray, start: int) -> np.ndarray:
+def _side_claims(prep: Prepared, t: int, res: np.ndarray, start: int
+                 ) -> tuple[np.ndarray, int]:
     """Claim bits that keep a plan to one side of each `PlanRules.exclusive_sides` rule: per
     pair of sides i < j and pair of trains a, b one bit, claimed by a's routes using side i
     and b's using side j. Routes of two trains on one side share none (one side may carry
-    both: lanes, or trains that may share track)."""
+    both: lanes, or trains that may share track). With the first bit after them."""
     if not prep.rules.exclusive_sides:
-        return res
+        return res, start
     cands = prep.candidates[t]
     n = len(prep.trains)
     bits: list[tuple[np.ndarray, int]] = []
@@ -193,6 +195,26 @@ def _side_claims(prep: Prepared, t: int, res: np.ndarray, start: int) -> np.ndar
         res = np.concatenate([res, np.zeros((len(res), words - res.shape[1]), np.uint64)], axis=1)
     for rows, bit in bits:
         res[rows, bit >> 6] |= np.uint64(1) << np.uint64(bit & 63)
+    return res, at
+
+
+def _city_claims(prep: Prepared, t: int, res: np.ndarray, start: int) -> np.ndarray:
+    """Claim bits that keep the routes of `PlanRules.apart_cities` trains off each other's
+    cities: per node one bit, claimed by such a train's routes of two stops or more at each
+    city they visit."""
+    if prep.trains[t].train.id not in prep.rules.apart_cities:
+        return res
+    cands, graph = prep.candidates[t], prep.graph_of(t)
+    words = (start + graph.n_nodes) // 64 + 1
+    if words > res.shape[1]:
+        res = np.concatenate([res, np.zeros((len(res), words - res.shape[1]), np.uint64)], axis=1)
+    lengths = np.diff(cands.node_ptr)[cands.src]
+    city = graph.node_kind == KIND_CODES["city"]
+    for i in np.flatnonzero(lengths >= 2).tolist():
+        for v in cands.route_nodes(i).tolist():
+            if city[v]:
+                bit = start + v
+                res[i, bit >> 6] |= np.uint64(1) << np.uint64(bit & 63)
     return res
 
 

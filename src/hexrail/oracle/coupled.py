@@ -12,7 +12,7 @@ from hexrail.model.position import Position
 from hexrail.oracle.board import _Board
 from hexrail.oracle.pay import _choose_pay, _ref
 from hexrail.oracle.result import NodeKey, ReferenceResult, ReferenceRoute
-from hexrail.oracle.rules import _plan_ok, _side_uses
+from hexrail.oracle.rules import _apart, _plan_ok, _side_uses
 from hexrail.rules.base import SET_NONE, SET_TEMPORARY, EndsSubsidy, PayRule, PlanRules, Profile
 from hexrail.validate import build_sets, set_ends
 
@@ -59,6 +59,7 @@ def _solve_coupled(pos: Position, profile: Profile, rules: PlanRules,
     + each chosen route's value + the best route of each remaining train``."""
     n = len(pos.trains)
     exclusive = _side_uses(pos, rules)
+    apart = _apart(pos, rules)
     boards = {t: _Board(pos, profile, pos.trains[t]) for t in range(n) if per_train[t]}
     role = [profile.set_role(pos, train) for train in pos.trains]
     rate = [profile.hex_subsidy(pos, train) for train in pos.trains]
@@ -93,7 +94,7 @@ def _solve_coupled(pos: Position, profile: Profile, rules: PlanRules,
         if i == n:
             chosen = sorted(choice.items())
             if not _plan_ok([r for _, r in chosen], home, rules.intersect,
-                            frozenset(rules.connection), rules.regions, exclusive):
+                            frozenset(rules.connection), rules.regions, exclusive, apart):
                 return
             priced = _price_plan(boards, rules, rate, chosen, layouts[0], objective)
             if (priced.value, priced.revenue) > best[0]:

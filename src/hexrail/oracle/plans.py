@@ -8,7 +8,7 @@ from hexrail.errors import HexrailError
 from hexrail.io.native import load_position
 from hexrail.oracle.coupled import _coupled, _solve_coupled
 from hexrail.oracle.result import OBJECTIVES, ReferenceResult, ReferenceRoute
-from hexrail.oracle.rules import _home_nodes, _plan_ok, _side_uses
+from hexrail.oracle.rules import _apart, _home_nodes, _plan_ok, _side_uses
 from hexrail.oracle.walks import reference_routes
 from hexrail.rules import ruled
 
@@ -47,7 +47,7 @@ def reference_solve(position: Any, *, objective: str = "income",
             for train, rs in zip(pos.trains, per_train)] if rules.must_use else None
     choice = _best_combination(per_train, objective, rules.share_track, rules.max_bypass,
                                home, rules.intersect, frozenset(rules.connection), rules.regions,
-                               uses, _side_uses(pos, rules))
+                               uses, _side_uses(pos, rules), _apart(pos, rules))
     chosen = tuple(per_train[t][i] for t, i in enumerate(choice) if i >= 0)
     got = set().union(*(uses[t][i] for t, i in enumerate(choice) if i >= 0)) if uses else set()
     revenue = sum(r.revenue for r in chosen)
@@ -72,7 +72,8 @@ def _best_combination(per_train: list[list[ReferenceRoute]], objective: str, sha
                       max_bypass: int, home: frozenset[str] | None = None,
                       intersect: bool = False, connection: frozenset[str] = frozenset(),
                       regions: tuple = (), uses: list[list[frozenset[str]]] | None = None,
-                      exclusive: tuple = ()) -> tuple[int, ...]:
+                      exclusive: tuple = (), apart: tuple = (frozenset(), frozenset())
+                      ) -> tuple[int, ...]:
     """Index of the chosen route per train (-1 idle): best (value, revenue), by exhaustive search
     pruned only by an admissible bound (routes are sorted best first). With `uses` (per train
     and route, the must-use items it uses), best (items used, value, revenue)."""
@@ -95,7 +96,7 @@ def _best_combination(per_train: list[list[ReferenceRoute]], objective: str, sha
         if t == n:
             if (len(got), value, revenue) > best[0] and _plan_ok(
                     [per_train[k][i] for k, i in enumerate(choice) if i >= 0], home, intersect,
-                    connection, regions, exclusive):
+                    connection, regions, exclusive, apart):
                 best[0] = (len(got), value, revenue)
                 best[1] = tuple(choice)
             return

@@ -21,16 +21,31 @@ def _side_uses(pos: Position, rules) -> tuple[dict[str, frozenset[int]], ...]:
     return tuple(out)
 
 
+def _apart(pos: Position, rules) -> tuple[frozenset[str], frozenset[str]]:
+    """`PlanRules.apart_cities`: the trains, and every city of the map (node refs)."""
+    if not rules.apart_cities:
+        return frozenset(), frozenset()
+    return frozenset(rules.apart_cities), frozenset(
+        f"{h.id}-{n.index}" for h in pos.hexes for n in h.tile.nodes if n.kind == "city")
+
+
 def _plan_ok(routes: list[ReferenceRoute], home: frozenset[str] | None, intersect: bool,
              connection: frozenset[str] = frozenset(), regions: tuple = (),
-             exclusive: tuple = ()) -> bool:
+             exclusive: tuple = (), apart: tuple = (frozenset(), frozenset())) -> bool:
     """The rules that couple routes (docs/rules.md (generic)): with `home` (node refs), one route passes
     through or stops at the home token; with `intersect`, the routes' stop sets form one network;
     with `connection` (hex ids), one route of two stops or more starts and ends in those hexes;
     per ``(hexes, k)`` of `regions` at most k routes stop in those hexes; per rule of
-    `exclusive` the routes use track at one of its sides at most."""
+    `exclusive` the routes use track at one of its sides at most; with `apart` (`_apart`: train
+    ids, cities) those trains' routes of two stops or more share no city."""
     if not routes:
         return True
+    trains, cities = apart
+    if trains:
+        visited = [s for r in routes if r.train in trains and len(r.stops) >= 2
+                   for s in dict.fromkeys(r.stops) if s in cities]
+        if len(visited) != len(set(visited)):
+            return False
     if home is not None and not any(n in home for r in routes for n in r.nodes):
         return False
     if connection and not any(len(r.stops) >= 2 and r.stops[0].rpartition("-")[0] in connection

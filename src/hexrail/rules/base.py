@@ -324,6 +324,9 @@ class PlanRules:
     # (hex, sides): the plan uses track at one of these sides of the hex at most, whatever the
     # trains (1822's two links from Merthyr Tydfil to Pontypool)
     exclusive_sides: tuple[tuple[str, tuple[int, ...]], ...] = ()
+    # ids of trains whose routes, where they run track (two stops or more), visit no city
+    # another of them visits (1822's local trains: each token once)
+    apart_cities: tuple[str, ...] = ()
 
 
 class Profile:

@@ -27,8 +27,9 @@ on the 1822 map every other hex with several stops is London, one stop group.
 
 State: ``train_roles``, ``etrain_paying_nodes``, ``english_channel``, ``exclusive_edges``,
 ``destination_bonus``, ``mail_contracts``. A Pullman car not yet attached is not weighed.
-Not built (refused with the reason): two local trains (one city each), an E train when the
-company has a token in the English Channel city (the E-train end exception).
+Local trains visit each city once in a plan, where they run track (a city alone runs none;
+`PlanRules.apart_cities`). Not built (refused with the reason): an E train when the company
+has a token in the English Channel city (the E-train end exception).
 """
 
 from __future__ import annotations
@@ -141,12 +142,12 @@ class Game1822(Profile):
                 sides.append((str(rule["hex"]), tuple(int(e) for e in rule["edges"])))
             except (KeyError, TypeError, ValueError):
                 raise HexrailError("needs a hex and its edges", where=f"state.exclusive_edges[{i}]") from None
-        return PlanRules(exclusive_sides=tuple(sides))
+        locals_ = tuple(t.id for t in pos.trains if _role(pos, t) == "local")
+        return PlanRules(exclusive_sides=tuple(sides),
+                         apart_cities=locals_ if len(locals_) > 1 else ())
 
     def _refuse_what_is_not_built(self, pos: Position) -> None:
         roles = [_role(pos, t) for t in pos.trains]
-        if roles.count("local") > 1:
-            raise HexrailError("two local trains (one city each) are not supported", where="trains")
         if "etrain" in roles and pos.state.get("english_channel_tokened"):
             raise HexrailError("an E train with a token in the English Channel city is not "
                                "supported", where="state.english_channel_tokened")

@@ -13,9 +13,7 @@ from hexrail.plan import Plan, RouteSet, plan_from_json
 from hexrail.rules.base import ruled
 from hexrail.validate.board import _Board, _parse_node_ref
 from hexrail.validate.pay import _best_pay, _bonuses, _declared_pay, _Pay, _stop_info
-from hexrail.validate.plan import (_bypass_errors, _connection_errors, _exclusive_side_errors,
-                                   _home_errors, _intersect_errors, _region_errors,
-                                   _shared_track_errors, _trace_routes)
+from hexrail.validate.plan import (_apart_city_errors, _bypass_errors, _connection_errors, _exclusive_side_errors, _home_errors, _intersect_errors, _region_errors, _shared_track_errors, _trace_routes)
 from hexrail.validate.refs import OBJECTIVES, NodeRef, _node_str, _path_str
 from hexrail.validate.report import PlanReport, RouteReport
 from hexrail.validate.route import _cyclic_pay, _Route
@@ -180,6 +178,7 @@ def check_plan(position: Any, plan: Plan | dict, *, objective: str = "income") -
     board = _Board(pos, profile, profile.plan_rules(pos), objective)
     routes = _trace_routes(board, plan)
     errors = (_shared_track_errors(board, routes) + _exclusive_side_errors(board, routes)
+              + _apart_city_errors(board, routes)
               + _bypass_errors(board, routes)
               + _home_errors(board, routes) + _intersect_errors(board, routes)
               + _connection_errors(board, routes) + _region_errors(board, routes))

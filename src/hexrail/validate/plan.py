@@ -46,6 +46,26 @@ def _exclusive_side_errors(board: _Board, routes: list[_Route]) -> list[str]:
     return errors
 
 
+def _apart_city_errors(board: _Board, routes: list[_Route]) -> list[str]:
+    """`PlanRules.apart_cities`: routes of those trains that run track visit no city another
+    of them visits."""
+    apart = board.rules.apart_cities
+    seen: dict[NodeRef, str] = {}
+    errors = []
+    for r in routes:
+        if r.plan.train not in apart or r.walk is None or not r.walk.paths:
+            continue
+        for stop in dict.fromkeys(_stops(board, r.walk)):
+            if board.node(stop).kind != "city":
+                continue
+            if stop in seen:
+                errors.append(f"trains {seen[stop]} and {r.plan.train} both visit the city "
+                              f"{_node_str(stop)}; each such city once per plan")
+            else:
+                seen[stop] = r.plan.train
+    return errors
+
+
 def _shared_track_errors(board: _Board, routes: list[_Route]) -> list[str]:
     """No two routes share a path or a hexside lane (unless the rules let trains share track,
     or the trains are of different track groups)."""
