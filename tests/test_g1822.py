@@ -72,6 +72,34 @@ def test_the_english_channel_goes_with_france_and_another_stop():
     assert plan.revenue == 90 and len(plan.routes[0].stops) == 3
 
 
+def test_an_e_train_may_end_in_france_with_a_token_in_the_channel_city():
+    # X in A1 and in the Channel city A5; France A7. Without the exception no E route ends
+    # in France; with it A1-A3-A5-A7 runs, the Channel city paid France's value (doubled)
+    cells = ["city=revenue:10", "city=revenue:50", "city=revenue:0",
+             "offboard=revenue:60,visit_cost:0"]
+    hexes = line_hexes(cells, {"A1": [X], "A5": [X]})
+    e = {"id": "E-0", "spec": {"rows": [{"nodes": ["city", "town", "offboard"], "pay": 99,
+                                         "visit": 99}], "multiplier": 2}}
+    state = {"english_channel": {"hex": "A5", "france_hex": "A7"}, "train_roles": {"E-0": "etrain"},
+             "etrain_paying_nodes": ["A1-0", "A5-0"]}
+    assert solve_checked(doc(hexes, [e], state)).revenue == 0
+    tokened = {**state, "english_channel_tokened": True}
+    plan = solve_checked(doc(hexes, [e], tokened))
+    assert plan.revenue == 2 * (10 + 60) and plan.routes[0].stops == ("A1-0", "A3-0", "A5-0", "A7-0")
+    # the Channel city's token pays no E train (not in the paying cities): the route still
+    # needs two token cities, here A1 and A3
+    other = {**tokened, "etrain_paying_nodes": ["A1-0"]}
+    assert solve_checked(doc(hexes, [e], other)).revenue == 0
+    plan = solve_checked(doc(hexes, [e], {**other, "etrain_paying_nodes": ["A1-0", "A3-0"]}))
+    assert plan.revenue == 2 * (10 + 50)
+    # France as a city gives the E train no end there: refused, naming the hex
+    city = line_hexes(cells[:3] + ["city=revenue:60"], {"A1": [X], "A5": [X]})
+    with pytest.raises(HexrailError, match="A7"):
+        hexrail.solve(doc(city, [e], tokened))
+    with pytest.raises(HexrailError, match="english_channel_tokened"):
+        hexrail.solve(doc(hexes, [e], {**state, "english_channel_tokened": "yes"}))
+
+
 def test_the_plan_uses_one_of_the_exclusive_sides():
     # X in A1 and A5; the plan may use A3's side 3 (to A1) or its side 0 (to A5), not both
     hexes = line_hexes(CELLS, {"A1": [X], "A5": [X]})
@@ -197,10 +225,25 @@ def boards_1822(draw) -> dict:
                                       "amount_by_train": {t["id"]: draw(st.sampled_from([20, 40]))
                                                           for t in trains}}
     if len(hexes) >= 2 and draw(st.booleans()):
-        # the Channel and France on two of the hexes: their stop tallies bound every walk
-        channel, france = draw(st.lists(st.sampled_from(hexes), min_size=2, max_size=2,
-                                        unique=True))
+        # the Channel and France on two of the hexes: their stop tallies bound every walk; as
+        # often as not a city and an offboard, as on the map
+        def stops(h: str) -> list:
+            return [n["kind"] for n in doc["hexes"][h].get("nodes", ()) if n["kind"] != "junction"]
+        offboards = [h for h in hexes if stops(h) == ["offboard"]]
+        towns = [h for h in hexes if "city" in stops(h)]
+        if offboards and set(towns) - {offboards[0]} and draw(st.booleans()):
+            france = draw(st.sampled_from(offboards))
+            channel = draw(st.sampled_from([h for h in towns if h != france]))
+        else:
+            channel, france = draw(st.lists(st.sampled_from(hexes), min_size=2, max_size=2,
+                                            unique=True))
         state["english_channel"] = {"hex": channel, "france_hex": france}
+        if stops(france) == ["offboard"] and draw(st.booleans()):
+            # the company's token in the Channel city: an E train may end in France
+            state["english_channel_tokened"] = True
+            state["etrain_paying_nodes"] += [f"{channel}-{n['index']}" for n in
+                                             doc["hexes"][channel].get("nodes", ())
+                                             if n["kind"] == "city" and draw(st.booleans())]
     state["mail_contracts"] = draw(st.sampled_from([[], [], ["P6"], ["P6", "P7"]]))
     if draw(st.booleans()):
         state["exclusive_edges"] = [{"hex": draw(st.sampled_from(hexes)),

@@ -600,7 +600,8 @@ OBJECT = (Mapping,)
 ARRAY = (tuple, list)
 NUMBER = (int, float)
 TEXT = (str,)
-_KIND_NAMES = {OBJECT: "an object", ARRAY: "an array", NUMBER: "a number", TEXT: "text",
+BOOL = (bool,)
+_KIND_NAMES = {OBJECT: "an object", BOOL: "true or false", ARRAY: "an array", NUMBER: "a number", TEXT: "text",
                TEXT + ARRAY: "a hex id or an array", TEXT + OBJECT: "text or an object",
                OBJECT + ARRAY: "an object or an array"}
 
@@ -612,7 +613,7 @@ def check_state(pos: Position, profile: Profile) -> None:
         value = pos.state.get(key)
         if value is None:
             continue
-        if isinstance(value, bool) or not isinstance(value, kinds):
+        if (isinstance(value, bool) and kinds != BOOL) or not isinstance(value, kinds):
             got = json.dumps(thaw(value), default=str)[:40]
             raise HexrailError(f"must be {_KIND_NAMES.get(kinds, 'of another kind')}, not {got}",
                                where=f"state.{key}")

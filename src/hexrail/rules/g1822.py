@@ -7,7 +7,9 @@ trains             2 … 7 (and 2P, 5P, Pullman-attached ``+`` trains with their
                    visited stop counts and pays. L and LP: one city, at most one town, both
                    paid; a route of the city alone is legal. E: any distance, paid double for
                    the cities holding the company's token (``etrain_paying_nodes``) and nothing
-                   for the others; both ends are such cities
+                   for the others; both ends are such cities, or, with the company's token in
+                   the Channel city (``english_channel_tokened``), one end is and the other is
+                   France, and the Channel city pays France's value
 shared track       E routes share no track with each other, the others none with each other,
                    but an E route and another may (`Profile.track_group`)
 English Channel    a route visiting P43 visits France Q44 too, and another stop beside them
@@ -28,8 +30,7 @@ on the 1822 map every other hex with several stops is London, one stop group.
 State: ``train_roles``, ``etrain_paying_nodes``, ``english_channel``, ``exclusive_edges``,
 ``destination_bonus``, ``mail_contracts``. A Pullman car not yet attached is not weighed.
 Local trains visit each city once in a plan, where they run track (a city alone runs none;
-`PlanRules.apart_cities`). Not built (refused with the reason): an E train when the company
-has a token in the English Channel city (the E-train end exception).
+`PlanRules.apart_cities`).
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ from hexrail.model.position import Hex, Position, Train
 from hexrail.model.tile import Node
 from hexrail.model.trains import TrainSpec
 from hexrail.rules.columns import StopColumns
-from hexrail.rules.base import (ARRAY, OBJECT, EndsSubsidy, OnceBonus, PlanRules, Profile, StopRule,
+from hexrail.rules.base import (ARRAY, BOOL, OBJECT, EndsSubsidy, OnceBonus, PlanRules, Profile, StopRule,
                                 VisitAllBonus, per_position, register)
 
 CHANNEL, FRANCE = "P43", "Q44"
@@ -63,7 +64,7 @@ class Game1822(Profile):
     runs_ignored_track = True
     state_types = {"train_roles": OBJECT, "etrain_paying_nodes": ARRAY, "english_channel": OBJECT,
                    "exclusive_edges": ARRAY, "destination_bonus": OBJECT, "mail_contracts": ARRAY,
-                   "stop_hex_repeat_exempt_hexes": ARRAY}
+                   "stop_hex_repeat_exempt_hexes": ARRAY, "english_channel_tokened": BOOL}
 
     def train_spec(self, pos: Position, train: Train) -> TrainSpec:
         spec = train.spec
@@ -80,34 +81,53 @@ class Game1822(Profile):
         if not node.is_stop:
             return rule
         ref = f"{hex_.id}-{node.index}"
+        channel, france = _channel(pos)
         if _role(pos, train) == "etrain":
             paying = ref in _paying(pos)
-            rule = rule._replace(value=rule.value if paying else 0, subsidy=0, may_end=paying)
-        channel, france = _channel(pos)
+            value = rule.value if paying else 0
+            if _channel_end(pos):
+                # the Channel city pays France's value; France may end a route whose other
+                # end is a token city, and the route still visits two token cities
+                far = _france(pos)
+                if paying and hex_.id == channel:
+                    value = super().stop_rule(pos, train, *far).value if far else 0
+                rule = rule._replace(tallies=(("token cities", 1),) if paying else ())
+                paying = paying or hex_.id == france
+            rule = rule._replace(value=value, subsidy=0, may_end=paying)
         if channel and france:
             if hex_.id == channel:
-                rule = rule._replace(tallies=(("channel", 1), ("channel pair", 1)))
+                pair = (("channel", 1), ("channel pair", 1))
             elif hex_.id == france:
-                rule = rule._replace(tallies=(("channel", -1), ("channel pair", 1)))
+                pair = (("channel", -1), ("channel pair", 1))
             else:
-                rule = rule._replace(tallies=(("channel pair", -2),))
+                pair = (("channel pair", -2),)
+            rule = rule._replace(tallies=rule.tallies + pair)
         return rule
 
     def stop_columns(self, pos: Position, train: Train) -> StopColumns:
         cols = super().stop_columns(pos, train)
+        channel, france = _channel(pos)
         if _role(pos, train) == "etrain":
             paying = cols.index(_paying(pos))
+            ends = paying
+            if _channel_end(pos):
+                at_france = cols.hexes({france}, pos) & cols.stop
+                far = cols.value[at_france] if _france(pos) else np.zeros(1, np.int64)
+                cols.value[paying & cols.hexes({channel}, pos)] = far[0]
+                for i in np.flatnonzero(paying & cols.stop).tolist():
+                    cols.tallies[i] = (("token cities", 1),)
+                ends = paying | at_france
             cols.value[~paying] = 0
             cols.subsidy[:] = 0
-            cols.may_end &= paying
-        channel, france = _channel(pos)
+            cols.may_end &= ends
         if channel and france:
             at_channel = cols.hexes({channel}, pos)
             at_france = cols.hexes({france}, pos)
             for i in np.flatnonzero(cols.stop).tolist():
-                cols.tallies[i] = ((("channel", 1), ("channel pair", 1)) if at_channel[i] else
-                                   (("channel", -1), ("channel pair", 1)) if at_france[i] else
-                                   (("channel pair", -2),))
+                cols.tallies[i] = cols.tallies.get(i, ()) + (
+                    (("channel", 1), ("channel pair", 1)) if at_channel[i] else
+                    (("channel", -1), ("channel pair", 1)) if at_france[i] else
+                    (("channel pair", -2),))
         return cols
 
     def tally_limits(self, pos: Position, train: Train) -> tuple[tuple[str, int, int], ...]:
@@ -115,7 +135,10 @@ class Game1822(Profile):
         if not (channel and france):
             return ()
         # the Channel and France both or neither; the two alone count as one stop
-        return (("channel", 0, 0), ("channel pair", -UNBOUNDED, 1))
+        limits = (("channel", 0, 0), ("channel pair", -UNBOUNDED, 1))
+        if _role(pos, train) == "etrain" and _channel_end(pos):
+            limits += (("token cities", 2, UNBOUNDED),)  # (France as an end leaves one to ask)
+        return limits
 
     def span_bonuses(self, pos: Position, train: Train) -> tuple[OnceBonus, ...]:
         out: list[OnceBonus] = []
@@ -148,9 +171,9 @@ class Game1822(Profile):
 
     def _refuse_what_is_not_built(self, pos: Position) -> None:
         roles = [_role(pos, t) for t in pos.trains]
-        if "etrain" in roles and pos.state.get("english_channel_tokened"):
-            raise HexrailError("an E train with a token in the English Channel city is not "
-                               "supported", where="state.english_channel_tokened")
+        if "etrain" in roles and _channel_end(pos) and _france(pos) is None:
+            raise HexrailError("France must be one offboard for an E train to end there",
+                               where=f"hex {_channel(pos)[1]}")
         exempt = set(pos.state.get("stop_hex_repeat_exempt_hexes") or EXEMPT)
         for h in pos.hexes:
             stops = [n for n in h.tile.nodes if n.is_stop]
@@ -178,6 +201,20 @@ def _roles(pos: Position, train_id: str, name: str) -> str:
 @per_position
 def _paying(pos: Position) -> frozenset[str]:
     return frozenset(str(x) for x in pos.state.get("etrain_paying_nodes") or ())
+
+
+@per_position
+def _channel_end(pos: Position) -> bool:
+    """May an E train end in France (the company has a token in the Channel city)?"""
+    return pos.state.get("english_channel_tokened") is True and _channel(pos)[0] is not None
+
+
+@per_position
+def _france(pos: Position) -> tuple[Hex, Node] | None:
+    """France's hex and its stop, when that is one offboard (the Channel city's E value)."""
+    hex_ = pos.hex_by_id[_channel(pos)[1]]
+    stops = [n for n in hex_.tile.nodes if n.is_stop]
+    return (hex_, stops[0]) if len(stops) == 1 and stops[0].kind == "offboard" else None
 
 
 @per_position
