@@ -293,6 +293,27 @@ def test_a_game_in_progress_gives_the_company_about_to_run(tmp_path, capsys):
     assert record["optimal"] and record["entity"] == position["entity"]["id"]
 
 
+@needs_engine
+def test_an_e_train_ends_in_france_with_a_token_in_the_channel_city():
+    """1822's E-train exception, which no recorded game has: a copy of a real game given the
+    Channel tile and the running company's token there; the engine scores hexrail's routes as
+    hexrail claims, and an E route ends in France."""
+    name = "1822_game_end_stock_market.json"
+    if not fixture("1822", name).is_file():
+        pytest.skip(f"this engine checkout has no fixture 1822/{name}")
+    env = {**os.environ, "HEXRAIL_CMD": f"{sys.executable} -m hexrail"}
+    out = subprocess.run(["ruby", str(ROOT / "tests" / "bridge" / "channel_token.rb"), "--engine", ENGINE,
+                          str(fixture("1822", name))], capture_output=True, text=True, env=env,
+                         timeout=600, check=True)
+    lines = [json.loads(line) for line in out.stdout.splitlines()]
+    assert lines
+    for line in lines:
+        assert "error" not in line, line
+        revenue, subsidy, optimal = line["hexrail"]
+        assert optimal and line["engine"] == [revenue, subsidy or 0], line
+    assert any(train == "E" and hexes[-1] == "Q44" for line in lines for train, hexes in line["routes"])
+
+
 # one game of every title with a rules profile of its own, through a live service
 ADAPTER_GAMES = [
     ("18SJ", "167041.json"), ("1862", "1862_game_end_bank.json"), ("1817", "1817_game_end_bankrupt.json"),
