@@ -314,6 +314,31 @@ def test_an_e_train_ends_in_france_with_a_token_in_the_channel_city():
     assert any(train == "E" and hexes[-1] == "Q44" for line in lines for train, hexes in line["routes"])
 
 
+@needs_engine
+def test_weighed_upgrades_are_what_the_engine_pays_once_attached(tmp_path):
+    """18USA: the position before PRR's run in 109372.json leaves the Extender unattached;
+    weighing it, hexrail puts it on the train that earns most, and the engine, attaching it
+    there as a player does, pays hexrail's routes what hexrail says."""
+    name, action = "109372.json", 1067
+    if not fixture("18USA", name).is_file():
+        pytest.skip(f"this engine checkout has no fixture 18USA/{name}")
+    (position,) = export(fixture("18USA", name), engine=ENGINE, action=action)
+    stands = position_from_18xx(position)
+    import hexrail
+
+    plan = hexrail.solve(stands, choices=True)
+    assert plan.optimal and plan.choices and plan.total > hexrail.solve(stands).total
+    env = {**os.environ, "HEXRAIL_CMD": f"{sys.executable} -m hexrail"}
+    out = subprocess.run(["ruby", str(ROOT / "tests" / "bridge" / "attach_upgrade.rb"), "--engine", ENGINE,
+                          str(fixture("18USA", name)), str(action),
+                          *(f"{k}={v}" for k, v in plan.choices.items())],
+                         capture_output=True, text=True, env=env, timeout=600, check=True)
+    line = json.loads(out.stdout)
+    assert line["hexrail"] == [plan.revenue, True] and line["engine"] == plan.revenue, line
+    names = dict(line["trains"])
+    assert all(names[r.train] == r.train_name for r in plan.routes), (names, plan.routes)
+
+
 # one game of every title with a rules profile of its own, through a live service
 ADAPTER_GAMES = [
     ("18SJ", "167041.json"), ("1862", "1862_game_end_bank.json"), ("1817", "1817_game_end_bankrupt.json"),

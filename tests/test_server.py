@@ -259,6 +259,13 @@ def test_solve_native_and_18xx_with_the_keys_of_the_cli_line(main, tmp_path, war
     assert all("g18xx" in route and route["paths"] for route in body["routes"])
     r = main.post("/solve", json={"position": POINTY, "objective": "revenue"})
     assert (r.json()["revenue"], r.json()["objective"]) == (180, "revenue")
+    # the company's choices, weighed when asked (`test_choices`)
+    from test_choices import CELLS, PORTS, steamboat
+
+    doc = steamboat(CELLS, PORTS, "A5", ["A5", "A7"], ["3"])
+    r = main.post("/solve", json={"position": doc, "choices": True})
+    assert (r.json()["total"], r.json()["choices"]) == (140, {"Steamboat Company hex": "A7"})
+    assert "choices" not in main.post("/solve", json={"position": doc}).json()
 
 
 def test_solve_corpus_positions_match_the_library(main, warm_solver):

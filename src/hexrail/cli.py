@@ -136,7 +136,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
     pos = load_position(args.position)
     first_run_notice()
-    plan = solve(pos, time_limit=args.time_limit, objective=args.objective)
+    plan = solve(pos, time_limit=args.time_limit, objective=args.objective, choices=args.choices)
     fmt = _format(args)
     _print_plan(plan, fmt)
     # an 18xx.games export of a title without a profile of its own: say so where a person looks
@@ -208,13 +208,15 @@ def _solve_18xx(args: argparse.Namespace) -> int:
         income = str(record["revenue"]) + (f"+{record['subsidy']}" if record["subsidy"] else "")
         proof = "optimal" if record["optimal"] else f"<= {record['upper_bound']}"
         rules = "generic (fallback)" if uncovered else record["profile"]
+        if record.get("choices"):
+            rules += f"  choices: {_choices_text(record['choices'])}"
         return (f"{record['line']:>5}  {_cell(record['title']):<8} {_cell(record['fixture']):<28} "
                 f"{_cell(record['action_index']):>6}  {_cell(record['entity']):<8} {income:>9}  "
                 f"{proof:<10} {_cell(record['vs_best_recorded']) or '-':>7}  "
                 f"{record['seconds']:>8.3f}  {rules}")
 
     records = solve_records(args.position, time_limit=args.time_limit, objective=args.objective,
-                            workers=args.workers)
+                            workers=args.workers, choices=args.choices)
     status = _print_records(records, fmt, head, row)
     if fmt == "table" and fallback:
         print("generic (fallback): the title has no rules profile of its own; solved under the "
@@ -239,7 +241,8 @@ def _solve_18xx_game(args: argparse.Namespace) -> int:
             warmed = True
             first_run_notice()
             log.info(f"warm-up: loaded the compiled solver in {warm_up():.2f} s")
-        record = solve_record(data, time_limit=args.time_limit, objective=args.objective)
+        record = solve_record(data, time_limit=args.time_limit, objective=args.objective,
+                              choices=args.choices)
         if "error" in record:
             raise HexrailError(record["error"], where=f"action {data.get('action_index')}")
         if fmt == "json":
@@ -264,6 +267,8 @@ def _game_position_table(data: dict, record: dict, figures: dict) -> str:
         lines.append(f"{r['train']:<8} {stops:<56} {r['revenue']:>7}")
     subsidy = f" + {record['subsidy']} subsidy" if record["subsidy"] else ""
     lines.append(f"hexrail: {record['revenue']}{subsidy} ({proof}, {record['seconds']:.3f} s)")
+    if record.get("choices") is not None:
+        lines.append(f"choices: {_choices_text(record['choices']) or 'as the position stands'}")
     sub = data.get("submitted") or {}
     if sub.get("routes"):
         ran = figures["submitted_revenue"]
@@ -275,6 +280,10 @@ def _game_position_table(data: dict, record: dict, figures: dict) -> str:
     if record["rules_covered"] is False:
         lines.append(f"rules: {record['rules_note']}")
     return "\n".join(lines)
+
+
+def _choices_text(choices: dict) -> str:
+    return "; ".join(f"{k} {v}" for k, v in choices.items())
 
 
 def cmd_score(args: argparse.Namespace) -> int:
@@ -363,6 +372,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="maximise revenue + subsidy (income, default) or revenue alone")
     p.add_argument("--workers", type=processes, default=1,
                    help="with --from 18xx: processes to solve in (default 1); lines stay in order")
+    p.add_argument("--choices", action="store_true",
+                   help="also weigh what the company may still decide before it runs (1846's "
+                        "steamboat hex, 18USA's upgrades left unattached); the plan says which")
     from hexrail.bridge.cli import add_game_arguments
 
     add_game_arguments(p)  # for --from 18xx-game

@@ -88,6 +88,10 @@ class Plan:
     unused: tuple[str, ...] = ()
     # The position the plan was made for (set by the solver; used to draw the plan).
     position: Any = field(default=None, compare=False, repr=False)
+    # Where the solver weighed the ways the company may still set the position up
+    # (`hexrail.solve(choices=True)`): the decisions of the best, {decision: option}; empty:
+    # the position as given. None: not weighed.
+    choices: dict | None = None
 
     @property
     def total(self) -> int:
@@ -110,6 +114,7 @@ class Plan:
             "routes": [r.to_json() for r in self.routes],
             **({"sets": [s.to_json() for s in self.sets]} if self.sets else {}),
             **({"unused": list(self.unused)} if self.unused else {}),
+            **({"choices": dict(self.choices)} if self.choices is not None else {}),
             "timings": self.timings,
             "stats": self.stats,
         }
@@ -138,6 +143,9 @@ class Plan:
                              f"bonus {s.bonus}")
         if self.unused:
             lines.append(f"unused (no plan uses them all): {', '.join(self.unused)}")
+        if self.choices is not None:
+            lines.append("choices: " + ("; ".join(f"{k} {v}" for k, v in self.choices.items())
+                                        or "as the position stands"))
         total = f"total {self.revenue}"
         if self.subsidy:
             total += f" + {self.subsidy} subsidy"
@@ -180,9 +188,14 @@ def plan_from_json(data: Any) -> Plan:
             paths=tuple(r.get("paths", ())), hexes=tuple(r.get("hexes", ())),
             revenue=_whole(r, "revenue", where), subsidy=_whole(r, "subsidy", where),
         ))
+    choices = data.get("choices")
+    if choices is not None and not (isinstance(choices, dict) and all(
+            isinstance(v, str) for v in choices.values())):
+        raise HexrailError("'choices' must be an object of decisions and options (text)",
+                           where="plan.choices")
     return Plan(routes=tuple(routes), revenue=_whole(data, "revenue", "plan"),
                 subsidy=_whole(data, "subsidy", "plan"), optimal=bool(data.get("optimal", False)),
-                upper_bound=_whole(data, "upper_bound", "plan"))
+                upper_bound=_whole(data, "upper_bound", "plan"), choices=choices)
 
 
 def _whole(data: dict, key: str, where: str) -> int:

@@ -19,7 +19,7 @@ from hexrail.io.native import load_position
 from hexrail.model.position import Position
 from hexrail.plan import Plan, RoutePlan, RouteSet, plan_route
 from hexrail.rules import ruled
-from hexrail.rules.base import PlanRules, VisitAllBonus, VisitBonus
+from hexrail.rules.base import Choice, PlanRules, VisitAllBonus, VisitBonus
 from hexrail.search.narrow import least_values, share
 from hexrail.search.relax import applies as relax_applies
 from hexrail.search.relax import Apart, Route, Track, track_of
@@ -441,7 +441,8 @@ ENUMERATE_SHARE = 0.8
 PLAN_SHARE, PLAN_MARGIN = 0.02, 0.02
 
 
-def solve(position: Any, time_limit: float | None = None, *, objective: str = "income") -> Plan:
+def solve(position: Any, time_limit: float | None = None, *, objective: str = "income",
+          choices: bool = False) -> Plan:
     """The best routes for the operating company's trains.
 
     Parameters
@@ -453,6 +454,11 @@ def solve(position: Any, time_limit: float | None = None, *, objective: str = "i
         ``optimal=False`` and an honest ``upper_bound``.
     objective : {"income", "revenue"}
         Maximise revenue + subsidy (default) or revenue alone.
+    choices : bool
+        Also weigh what the company may still decide before it runs (1846's steamboat hex,
+        18USA's upgrades left unattached): the plan is the best over those ways and says in
+        ``choices`` which it takes. Off by default: the position as it stands (what
+        18xx.games will pay for now).
 
     Examples
     --------
@@ -461,6 +467,8 @@ def solve(position: Any, time_limit: float | None = None, *, objective: str = "i
     >>> plan.optimal
     True
     """
+    if choices:
+        return _weigh_choices(position, time_limit, objective)
     start = time.perf_counter()
     end = None if time_limit is None else start + time_limit
     # Most positions are proven in milliseconds. One that is not after RELAX_AFTER seconds of
@@ -485,6 +493,35 @@ def solve(position: Any, time_limit: float | None = None, *, objective: str = "i
         beside.stop()
         return beside.told(plan)
     return beside.finish(prep, sel)
+
+
+def _weigh_choices(position: Any, time_limit: float | None, objective: str) -> Plan:
+    """The best plan over the ways the company may still set the position up
+    (`Profile.choices`), the position as it stands first: each is solved within what is left of
+    `time_limit`, shared evenly among those still to solve. The plan is proven only where every
+    way's is, and no way's plan exceeds its bound; on ties the earlier way stays."""
+    start = time.perf_counter()
+    pos = load_position(position)
+    _, profile = ruled(pos)
+    ways = (Choice((), pos), *profile.choices(pos))
+    best: Plan | None = None
+    decisions: tuple = ()
+    proven, upper = True, 0
+    for k, way in enumerate(ways):
+        left = None if time_limit is None else \
+            max(time_limit - (time.perf_counter() - start), 0.0) / (len(ways) - k)
+        plan = solve(way.position, None if left is None else max(left, 1e-3), objective=objective)
+        value = plan.total if objective == "income" else plan.revenue
+        proven &= plan.optimal
+        upper = max(upper, value if plan.optimal else plan.upper_bound)
+        if best is None or value > (best.total if objective == "income" else best.revenue):
+            best, decisions = plan, way.decisions
+    value = best.total if objective == "income" else best.revenue
+    optimal = proven or upper <= value
+    return replace(best, choices=dict(decisions), optimal=optimal,
+                   upper_bound=value if optimal else upper,
+                   timings=best.timings | {"total": round(time.perf_counter() - start, 6)},
+                   stats=best.stats | {"ways": len(ways)})
 
 
 RELAX_AFTER = 0.4  # seconds of search after which a position is also tried as a model (`solve`)

@@ -247,6 +247,16 @@ class Revisit:
     between: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """A way the company may still set its trains or bonuses up before it runs (1846's
+    steamboat hex, 18USA's upgrades left unattached): what it decides, ``(decision, option)``
+    pairs, and the position so decided (`Profile.choices`)."""
+
+    decisions: tuple[tuple[str, str], ...]
+    position: Position
+
+
 # How a visited stop counts (`StopRule.count`: MANDATORY, OPTIONAL, FIRST) and how a node stops
 # a train passing through it (`StopRule.block`: PASSABLE, BYPASS, BLOCKS): `hexrail.rules.columns`.
 
@@ -468,6 +478,12 @@ class Profile:
         """Stops a route may run to twice, on a condition (`Revisit`). None by default."""
         return ()
 
+    def choices(self, pos: Position) -> tuple[Choice, ...]:
+        """The other ways the company may still set the position up before it runs, each as
+        the position it makes (`Choice`; `hexrail.solve` weighs them with ``choices=True``).
+        None by default: the position is as it runs."""
+        return ()
+
     def facts(self, pos: Position) -> dict[str, Any]:
         """Facts the profile derives from the board and the plan reports (``Plan.stats["facts"]``),
         e.g. whether a conditional stop bonus applies; JSON-ready. None by default."""
@@ -575,6 +591,21 @@ _rewrite = ByIdentity(_rewritten, RUN_IGNORED)
 
 def _running_ignored(h: Hex) -> Hex:
     return _rewrite(h) if any(p.ignore for p in h.tile.paths) else h
+
+
+def decided(pos: Position, decisions: Mapping[str, str]) -> Position:
+    """The position as a plan's ``choices`` set it up: the way its profile lists with those
+    decisions (`Profile.choices`); the position itself for none."""
+    if not decisions:
+        return pos
+    wanted = {str(k): str(v) for k, v in decisions.items()}
+    profile = get_profile(pos.rules.profile)(pos)
+    check_state(pos, profile)
+    for way in profile.choices(pos):
+        if dict(way.decisions) == wanted:
+            return way.position
+    said = "; ".join(f"{k} {v}" for k, v in wanted.items())
+    raise HexrailError(f"the company cannot decide {said} here", where="plan.choices")
 
 
 def ruled(pos: Position) -> tuple[Position, Profile]:

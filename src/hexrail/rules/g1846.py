@@ -28,19 +28,22 @@ can earn one east-west pair only, one bonus per pair.
 State (the 18xx.games export's ``title_state``): ``east_west_bonus`` (amount per east and west
 stop; else read from the board's icons and labels), ``stop_bonuses`` (the private hex bonuses
 the operating company earns now), ``mail_contract`` (``owned_by_entity``,
-``per_visited_stop``). A steamboat hex the company may still move before it runs is frozen
-as the position has it.
+``per_visited_stop``). A steamboat hex the company may still move before it runs
+(``assignment_bonuses[].entity_may_assign_hex``) stays where the position has it, unless the
+solver weighs the company's choices (`Game1846.choices`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from hexrail.errors import HexrailError
+from hexrail.model.frozen import freeze, thaw
 from hexrail.model.position import Position, Train
-from hexrail.rules.base import (OBJECT, ARRAY, OnceBonus, PayRule, Profile, RouteBonus, SetsBonus,
-                                VisitBonus, register)
+from hexrail.rules.base import (OBJECT, ARRAY, Choice, OnceBonus, PayRule, Profile, RouteBonus,
+                                SetsBonus, VisitBonus, register)
 
 EAST_GROUP, WEST_LABEL = "E", "W"
 MAIL = "mail contract"
@@ -70,6 +73,35 @@ class Game1846(Profile):
         if not isinstance(per_stop, int) or isinstance(per_stop, bool):
             raise HexrailError("per_visited_stop must be an integer", where="state.mail_contract")
         return (VisitBonus(MAIL, per_stop),)
+
+
+    def choices(self, pos: Position) -> tuple[Choice, ...]:
+        """Where the company holds a bonus company's assignment and may still move its hex
+        before it runs (the Steamboat Company: ``entity_may_assign_hex``), each other hex it
+        may take that has the company's icons: the bonus there, its amount per icon."""
+        out = []
+        for b in pos.state.get("assignment_bonuses") or ():
+            may = b.get("entity_may_assign_hex") if isinstance(b, Mapping) else None
+            if not isinstance(may, Mapping) or not b.get("entity_assigned") or may.get("uses_left") == 0:
+                continue
+            source, icon, per = str(b.get("company") or b.get("key")), b.get("per_icon"), b.get("base_amount")
+            if not icon or not isinstance(per, int) or isinstance(per, bool):
+                continue
+            now = {str(h) for h in b.get("assigned_hexes") or ()}
+            kept = [thaw(x) for x in pos.state.get("stop_bonuses") or ()
+                    if not (isinstance(x, Mapping) and str(x.get("source")) == source)]
+            for hex_id in dict.fromkeys(map(str, may.get("hexes") or ())):
+                h = pos.hex_by_id.get(hex_id)
+                icons = sum(i == icon for i in h.icons) if h else 0
+                stops = [f"{h.id}-{n.index}" for n in h.tile.nodes if n.is_stop] if h else []
+                if hex_id in now or not icons or not stops:
+                    continue
+                bonus = {"source": source, "hexes": [hex_id], "nodes": stops,
+                         "amount_by_hex": {hex_id: per * icons}}
+                state = freeze({**thaw(pos.state), "stop_bonuses": [*kept, bonus]})
+                out.append(Choice(((f"{b.get('name') or source} hex", hex_id),),
+                                  replace(pos, state=state)))
+        return tuple(out)
 
 
 def _east_west(pos: Position) -> tuple[RouteBonus, ...]:

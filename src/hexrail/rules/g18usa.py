@@ -23,23 +23,26 @@ switcher           +1 distance (in the train's distance already) and one stop le
 rural junctions    towns costing no distance, never a route's end, never entered twice
 =================  ==========================================================================
 
-Upgrades are as the position attached them (``train_upgrades``); ones left unattached are not
-weighed. Not built: the Great Northern bonus beside a switcher, and two switchers at once; a
+Upgrades are as the position attached them (``train_upgrades``); those left unattached
+(``upgrades_not_attached``) are weighed where the solver weighs the company's choices
+(`Game18USA.choices`: each on each train it may go on, or on none). Not built: the Great Northern bonus beside a switcher, and two switchers at once; a
 position that needs either is refused with the reason.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping
+from dataclasses import replace
 
 import numpy as np
 
 from hexrail.errors import HexrailError
-from hexrail.model.frozen import FrozenMap
+from hexrail.model.frozen import FrozenMap, freeze, thaw
 from hexrail.model.position import Hex, Position, Train
 from hexrail.model.tile import Node
 from hexrail.model.trains import Row, TrainSpec
-from hexrail.rules.base import (ARRAY, BLOCKS, BYPASS, OBJECT, OnceBonus, PayRule, PlanRules,
+from hexrail.rules.base import (ARRAY, BLOCKS, BYPASS, OBJECT, Choice, OnceBonus, PayRule, PlanRules,
                                 RouteBonus, SetsBonus, StopRule, TrackBonus, VisitAllBonus,
                                 per_position, register)
 from hexrail.rules.columns import StopColumns
@@ -114,6 +117,9 @@ class Game18USA(Game1817):
                     cols.value[i] -= _number(pos, "company_town", "penalty", COMPANY_TOWN_PENALTY)
         return cols
 
+    def choices(self, pos: Position) -> tuple[Choice, ...]:
+        return _choices(pos)
+
     def reentry_forbidden(self, pos: Position, hex_: Hex) -> bool:
         return hex_.id in _resources(pos) or hex_.id in _refs(pos, "rural_junctions", "hexes")
 
@@ -166,6 +172,59 @@ class Game18USA(Game1817):
                                where="state.gnr")
         if sum(_upgraded(pos, "switcher", t) for t in pos.trains) > 1:
             raise HexrailError("one switcher at a time is supported", where="state.switcher")
+
+
+UPGRADES = {"+": "extender", "/": "switcher", "P": "pullman"}  # (by the upgrade's id)
+
+
+def _choices(pos: Position) -> tuple[Choice, ...]:
+    """`Game18USA.choices`: every way of attaching the upgrades left unattached, each to one
+    train it may go on or to none."""
+    trains = {t.id for t in pos.trains}
+    left = []
+    for u in pos.state.get("upgrades_not_attached") or ():
+        if isinstance(u, Mapping) and u.get("id") in UPGRADES:
+            on = [t for t in dict.fromkeys(map(str, u.get("eligible_trains") or ())) if t in trains]
+            if on:
+                left.append((u, on))
+    out = []
+    for picks in itertools.product(*([None, *on] for _, on in left)):
+        if any(picks):
+            way = pos
+            for (u, _), train in zip(left, picks):
+                if train is not None:
+                    way = _attach(way, u, train)
+            out.append(Choice(tuple((str(u.get("name") or UPGRADES[u["id"]]), train)
+                                    for (u, _), train in zip(left, picks) if train), way))
+    return tuple(out)
+
+
+def _attach(pos: Position, upgrade: Mapping, train_id: str) -> Position:
+    """The position with `upgrade` attached to the train: its distance longer by the upgrade's
+    size (the extender's 1, the switcher's ``extra_distance``), the train among the upgrade's
+    ``trains`` (switcher, Pullman) and in ``train_upgrades``, the upgrade no longer left."""
+    state = thaw(pos.state)
+    kind = UPGRADES[upgrade["id"]]
+    size = 1 if kind == "extender" else 0
+    if kind in ("switcher", "pullman"):
+        given = dict(state.get(kind) or {})
+        if kind == "switcher":
+            size = given.get("extra_distance", 1)
+            if not isinstance(size, int) or isinstance(size, bool):
+                raise HexrailError("extra_distance must be an integer", where="state.switcher")
+        given["trains"] = [*given.get("trains", ()), train_id]
+        state[kind] = given
+    state["train_upgrades"] = {**(state.get("train_upgrades") or {})}
+    state["train_upgrades"][train_id] = [*state["train_upgrades"].get(train_id, ()), {
+        "id": upgrade["id"], "name": upgrade.get("name"), "size": size}]
+    state["upgrades_not_attached"] = [u for u in state.get("upgrades_not_attached") or ()
+                                      if u != thaw(upgrade)]
+    trains = tuple(t if t.id != train_id else replace(
+        t, name=f"{t.name}{upgrade['id']}{size or ''}",  # (as 18xx.games names it: 4+1, 5/1, 5P)
+        spec=replace(t.spec, rows=tuple(
+            replace(r, visit=r.visit + size, pay=r.pay + size if r.pay == r.visit else r.pay)
+            for r in t.spec.rows))) for t in pos.trains)
+    return replace(pos, trains=trains, state=freeze(state))
 
 
 def _upgraded(pos: Position, upgrade: str, train: Train) -> bool:

@@ -24,6 +24,8 @@ class SolveRequest(_Body):
     position: dict[str, Any] = Field(description="native position or 18xx.games position export")
     time_limit: float | None = Field(None, ge=0, description="seconds; capped by the server's maximum")
     objective: Literal["income", "revenue"] = "income"
+    choices: bool = Field(False, description="also weigh what the company may still decide "
+                                             "before it runs; the result says which (choices)")
 
 
 class ValidateRequest(_Body):
@@ -121,6 +123,8 @@ class SolveAnswer(_Answer):
     seconds: float
     routes: list[RouteAnswer]
     sets: list[RouteSetAnswer] | None = None
+    choices: dict[str, str] | None = Field(None, description="where choices were weighed: the "
+                                                              "decisions of the best, {decision: option}")
     submitted_revenue: int | None
     submitted_subsidy: int | None
     auto_router_revenue: int | None

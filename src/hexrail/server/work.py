@@ -89,8 +89,8 @@ def native_record(pos: Any, plan: Any, seconds: float, objective: str) -> dict[s
         "rules_note": f"{plan.profile} rules profile", "objective": objective,
         "revenue": plan.revenue, "subsidy": plan.subsidy, "total": plan.total,
         "optimal": plan.optimal, "upper_bound": plan.upper_bound, "seconds": round(seconds, 6),
-        "routes": routes, **figures, "best_recorded": best_recorded(figures, objective),
-        "vs_best_recorded": None,
+        "routes": routes, **({"choices": plan.choices} if plan.choices is not None else {}),
+        **figures, "best_recorded": best_recorded(figures, objective), "vs_best_recorded": None,
     }
 
 
@@ -102,10 +102,11 @@ def solve_job(request: dict[str, Any]) -> dict[str, Any]:
     data = request.get("position")
     time_limit = request.get("time_limit")
     objective = request.get("objective", "income")
+    choices = bool(request.get("choices", False))
     try:
         if isinstance(data, dict) and data.get("schema") == G18XX_SCHEMA:
             position_from_18xx(data)  # bad input is reported before any solving, with its field
-            record = solve_record(data, time_limit=time_limit, objective=objective)
+            record = solve_record(data, time_limit=time_limit, objective=objective, choices=choices)
             if "error" in record:
                 if record["error"].startswith("internal error: MemoryError"):
                     raise MemoryError(record["error"])  # reported as the worker's memory cap
@@ -115,7 +116,7 @@ def solve_job(request: dict[str, Any]) -> dict[str, Any]:
             return {"ok": record, "cut_short": not record["optimal"]}
         pos = _load(data)
         start = time.perf_counter()
-        plan = solve(pos, time_limit=time_limit, objective=objective)
+        plan = solve(pos, time_limit=time_limit, objective=objective, choices=choices)
         return {"ok": native_record(pos, plan, time.perf_counter() - start, objective),
                 "cut_short": not plan.optimal}
     except HexrailError as err:

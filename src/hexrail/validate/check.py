@@ -10,7 +10,7 @@ from hexrail.errors import HexrailError
 from hexrail.io.native import load_position
 from hexrail.model.position import Train
 from hexrail.plan import Plan, RouteSet, plan_from_json
-from hexrail.rules.base import ruled
+from hexrail.rules.base import decided, ruled
 from hexrail.validate.board import _Board, _parse_node_ref
 from hexrail.validate.pay import _best_pay, _bonuses, _declared_pay, _Pay, _stop_info
 from hexrail.validate.plan import (_apart_city_errors, _bypass_errors, _connection_errors, _exclusive_side_errors, _home_errors, _intersect_errors, _region_errors, _shared_track_errors, _trace_routes)
@@ -170,11 +170,13 @@ def check_plan(position: Any, plan: Plan | dict, *, objective: str = "income") -
     if objective not in OBJECTIVES:
         raise HexrailError(f"objective must be one of {OBJECTIVES}, not {objective!r}",
                            where="objective")
-    pos, profile = ruled(load_position(position))
+    pos = load_position(position)
     claimed: dict[str, Any] = {}
     if not isinstance(plan, Plan):
         claimed = _claims(plan, objective)
         plan = plan_from_json(plan)
+    # (a plan made weighing the company's choices runs on the position they set up)
+    pos, profile = ruled(decided(pos, plan.choices or {}))
     board = _Board(pos, profile, profile.plan_rules(pos), objective)
     routes = _trace_routes(board, plan)
     errors = (_shared_track_errors(board, routes) + _exclusive_side_errors(board, routes)

@@ -143,9 +143,11 @@ def best_recorded(figures: dict[str, Any], objective: str = "income") -> int | N
 
 
 def solve_record(data: Any, *, time_limit: float | None = None, objective: str = "income",
-                 apart: Apart | None = None) -> dict:
+                 apart: Apart | None = None, choices: bool = False) -> dict:
     """Solve one parsed position and describe the result as one output line (a dict).
-    `apart`: its hexes' texts, where they were read apart (`split_json`).
+    `apart`: its hexes' texts, where they were read apart (`split_json`). With `choices`, the
+    company's choices before it runs are weighed (`hexrail.solve`) and the line says them
+    (``choices``).
 
     Bad input or a failed solve gives ``{"title", "fixture", "action_index", "error"}``.
     """
@@ -155,7 +157,7 @@ def solve_record(data: Any, *, time_limit: float | None = None, objective: str =
     try:
         pos = position_from_18xx(data, apart)
         start = time.perf_counter()
-        plan = solve(pos, time_limit=time_limit, objective=objective)
+        plan = solve(pos, time_limit=time_limit, objective=objective, choices=choices)
         seconds = time.perf_counter() - start
         routes = []
         for r in plan.routes:
@@ -176,6 +178,7 @@ def solve_record(data: Any, *, time_limit: float | None = None, objective: str =
         "revenue": plan.revenue, "subsidy": plan.subsidy, "total": plan.total,
         "optimal": plan.optimal, "upper_bound": plan.upper_bound, "seconds": round(seconds, 6),
         "routes": routes, **({"sets": [x.to_json() for x in plan.sets]} if plan.sets else {}),
+        **({"choices": plan.choices} if plan.choices is not None else {}),
         **figures, "best_recorded": best,
         "vs_best_recorded": None if best is None else value - best,
     }
@@ -249,20 +252,20 @@ def _texts(path: str) -> Iterator[tuple[int, str, bool]]:
 
 
 def _solve_texts(items: list[tuple[int, str, bool]], time_limit: float | None, objective: str,
-                 path: str) -> list[dict]:
+                 path: str, choices: bool = False) -> list[dict]:
     out = []
     for number, text, whole in items:
         data, apart = _document(text, number, path, whole=whole)  # (`read_positions`' words)
         if isinstance(data, HexrailError):
             out.append({**_ids(None), "line": number, "error": str(data)})
             continue
-        out.append({**solve_record(data, time_limit=time_limit, objective=objective, apart=apart),
-                    "line": number})
+        out.append({**solve_record(data, time_limit=time_limit, objective=objective, apart=apart,
+                                   choices=choices), "line": number})
     return out
 
 
 def solve_records(path: str, *, time_limit: float | None = None, objective: str = "income",
-                  workers: int = 1) -> Iterator[dict]:
+                  workers: int = 1, choices: bool = False) -> Iterator[dict]:
     """The records of ``solve --from 18xx``, in input order, solved in `workers` processes.
 
     One process: the kernels load once before the first position (`warm_up`, logged at info),
@@ -278,7 +281,8 @@ def solve_records(path: str, *, time_limit: float | None = None, objective: str 
                 warmed = True
                 first_run_notice()
                 log.info(f"warm-up: loaded the compiled solver in {warm_up():.2f} s")
-            return solve_record(data, time_limit=time_limit, objective=objective, apart=apart)
+            return solve_record(data, time_limit=time_limit, objective=objective, apart=apart,
+                                choices=choices)
 
         yield from _records(path, solved)
         return
@@ -299,7 +303,8 @@ def solve_records(path: str, *, time_limit: float | None = None, objective: str 
     def died(item: tuple[int, str, bool], reason: str) -> dict:
         return {**_ids(None), "line": item[0], "error": f"not solved: {reason}"}
 
-    work = partial(_solve_texts, time_limit=time_limit, objective=objective, path=path)
+    work = partial(_solve_texts, time_limit=time_limit, objective=objective, path=path,
+                   choices=choices)
     yield from map_ordered(work, counted(_texts(path)), workers=workers, failed=died)
     if not count:
         raise HexrailError("no positions: the input is empty", where="stdin" if path == "-" else path)

@@ -1,0 +1,143 @@
+"""The company's choices before it runs, weighed by the solver (``solve(choices=True)``, ``hexrail
+solve --choices``, ``"choices": true`` over HTTP): 1846's steamboat hex and 18USA's upgrades left
+unattached, on hand-made boards (each way against the oracle and the validator) and on every
+shared 18xx.games position that leaves such a choice open.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from conftest import corpus_params, line_hexes, solve_checked
+
+import hexrail
+from hexrail.errors import HexrailError
+from hexrail.io.native import position_to_json
+from hexrail.validate import check_plan
+
+X = "X"
+
+
+def steamboat(cells: list[str], icons: dict, at: str, may: list[str], trains: list) -> dict:
+    """A 1846 board: X's home A3, its Steamboat Company on `at`, movable to the hexes `may`."""
+    hexes = line_hexes(cells, {"A3": [X]})
+    for hex_id, names in icons.items():
+        hexes[hex_id]["icons"] = names
+    per = 20 * icons[at].count("port")
+    state = {
+        "stop_bonuses": [{"source": "SC", "hexes": [at], "nodes": [f"{at}-0"], "amount_by_hex": {at: per}}],
+        "assignment_bonuses": [{"company": "SC", "name": "Steamboat Company", "base_amount": 20,
+                                "per_icon": "port", "assigned_hexes": [at], "entity_assigned": True,
+                                "entity_may_assign_hex": {"hexes": may, "uses_left": 1}}]}
+    return {"layout": "flat", "rules": {"profile": "1846"}, "company": X,
+            "companies": [{"id": X, "home": "A3"}], "trains": trains, "hexes": hexes, "state": state}
+
+
+# A1 a town-less west end (20), X's city A3 (10), A5 (60, one port), A7 an east offboard (30, two)
+CELLS = ["offboard=revenue:20", "city=revenue:10", "city=revenue:60", "offboard=revenue:30,groups:E"]
+PORTS = {"A5": ["port"], "A7": ["port", "port"]}
+
+
+def test_the_steamboat_moves_where_it_earns_most():
+    doc = steamboat(CELLS, PORTS, "A5", ["A5", "A7"], ["3"])
+    # A3-A5-A7 either way (100): the steamboat at A5 adds 20, moved to A7's two ports 40
+    assert hexrail.solve(doc).revenue == 120 and hexrail.solve(doc).choices is None
+    plan = hexrail.solve(doc, choices=True)
+    assert (plan.revenue, plan.optimal, plan.choices) == (140, True, {"Steamboat Company hex": "A7"})
+    assert solve_checked(position_to_json(plan.position)).revenue == 140  # (the oracle agrees)
+    # the validator runs the plan, object or document, on the position its choices set up
+    for given in (plan, json.loads(plan.dumps())):
+        report = check_plan(doc, given)
+        assert report.legal and report.revenue == 140
+    # a choice the company does not have is refused, naming the field
+    with pytest.raises(HexrailError, match="plan.choices"):
+        check_plan(doc, {**json.loads(plan.dumps()), "choices": {"Steamboat Company hex": "A3"}})
+
+
+def test_a_choice_no_better_keeps_the_position_as_it_stands():
+    # a 2-train runs A3-A5 only: the steamboat stays at A5 (moving it to A7 earns nothing)
+    doc = steamboat(CELLS, PORTS, "A5", ["A5", "A7"], ["2"])
+    plan = hexrail.solve(doc, choices=True)
+    assert (plan.revenue, plan.choices) == (90, {})
+    assert "choices: as the position stands" in plan.table()
+    # no move left this round: nothing to weigh
+    closed = steamboat(CELLS, PORTS, "A5", ["A5", "A7"], ["3"])
+    closed["state"]["assignment_bonuses"][0]["entity_may_assign_hex"]["uses_left"] = 0
+    assert hexrail.solve(closed, choices=True).revenue == 120
+
+
+def usa(trains: list, upgrades: list, state: dict | None = None) -> dict:
+    """An 18USA line: X's city A1 (20), A3 (10), A5 (30), A7 (40)."""
+    hexes = line_hexes(["city=revenue:20", "city=revenue:10", "city=revenue:30", "city=revenue:40"])
+    return {"layout": "flat", "rules": {"profile": "18USA"}, "company": X, "companies": [{"id": X}],
+            "trains": trains, "hexes": hexes,
+            "state": {"upgrades_not_attached": upgrades, **(state or {})}}
+
+
+def test_upgrades_left_unattached_go_where_they_earn_most():
+    trains = [{"id": "2-0", "spec": "2"}, {"id": "3-0", "spec": "3"}]
+    extender = {"id": "+", "name": "Extender", "eligible_trains": ["2-0"]}
+    doc = usa(trains, [extender])
+    # the 3 runs A1-A3-A5 (60), the 2 nothing beside it; extended to 3 the 2-train still cannot
+    # run beside it (one token), so the extender on the 2 changes nothing...
+    assert hexrail.solve(doc, choices=True).total == 60
+    # ...but eligible for the 3, it makes a 4: A1-A3-A5-A7 (100), named as 18xx.games names it
+    doc = usa(trains, [{**extender, "eligible_trains": ["2-0", "3-0"]}])
+    plan = hexrail.solve(doc, choices=True)
+    assert (plan.total, plan.choices) == (100, {"Extender": "3-0"})
+    assert plan.routes[0].train_name == "3+1" and check_plan(doc, plan).revenue == 100
+    # the Pullman, +20 a paid stop, and the extender both on the 3: each way is weighed
+    pullman = {"id": "P", "name": "Pullman", "eligible_trains": ["2-0", "3-0"]}
+    doc = usa(trains, [{**extender, "eligible_trains": ["3-0"]}, pullman],
+              {"pullman": {"trains": [], "per_paid_stop": 20}})
+    plan = hexrail.solve(doc, choices=True)
+    assert (plan.total, plan.choices) == (100 + 4 * 20, {"Extender": "3-0", "Pullman": "3-0"})
+    assert solve_checked(position_to_json(plan.position)).total == 180
+    assert check_plan(doc, json.loads(plan.dumps())).revenue == 180
+
+
+def test_choices_under_a_time_limit_say_whether_they_are_proven():
+    doc = steamboat(CELLS, PORTS, "A5", ["A5", "A7"], ["3"])
+    plan = hexrail.solve(doc, 5.0, choices=True)
+    assert plan.optimal and plan.upper_bound == plan.total == 140
+
+
+def test_the_cli_weighs_choices_when_asked(tmp_path):
+    path = tmp_path / "steamboat.json"
+    path.write_text(json.dumps(steamboat(CELLS, PORTS, "A5", ["A5", "A7"], ["3"])))
+
+    def solve(*flags: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "hexrail.cli", "solve", str(path), *flags],
+                              capture_output=True, text=True, check=True)
+
+    out = json.loads(solve("--choices").stdout)
+    assert (out["total"], out["choices"]) == (140, {"Steamboat Company hex": "A7"})
+    assert "choices" not in json.loads(solve().stdout)
+    assert "choices: Steamboat Company hex A7" in solve("--choices", "--format", "table").stdout
+
+
+# -- the shared 18xx.games positions that leave a choice open -------------------------------------
+
+
+def _open(data: dict) -> bool:
+    state = data.get("title_state") or {}
+    return bool(state.get("upgrades_not_attached")) or any(
+        (b.get("entity_may_assign_hex") or {}).get("uses_left") for b in state.get("assignment_bonuses") or ())
+
+
+@pytest.mark.parametrize("data", [p for t in ("1846", "18USA") for p in corpus_params(t, _open)])
+def test_corpus_position(data, warm_solver):
+    """Weighing the choices never earns less than the position as it stands, is proven, and the
+    validator pays the plan on the position its choices set up."""
+    from hexrail.io.g18xx import position_from_18xx
+
+    pos = position_from_18xx(data)
+    stands = hexrail.solve(pos)
+    plan = hexrail.solve(pos, choices=True)
+    assert plan.optimal and plan.total >= stands.total
+    assert plan.choices or plan.total == stands.total
+    report = check_plan(pos, plan)
+    assert report.legal and (report.revenue, report.subsidy) == (plan.revenue, plan.subsidy)
