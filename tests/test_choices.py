@@ -99,6 +99,24 @@ def test_upgrades_left_unattached_go_where_they_earn_most():
     assert check_plan(doc, json.loads(plan.dumps())).revenue == 180
 
 
+def test_the_1822_pullman_car_goes_on_the_train_it_lifts_most():
+    # X at A1; towns between cities: a 3 runs A1-A3-A5 (60), a Pullman-attached 3 passes the
+    # towns without spending distance and reaches A9 (110); the 2 gains less (A1-A3-A5-A7: 70)
+    hexes = line_hexes(["city=revenue:20", "town=revenue:10", "city=revenue:30", "town=revenue:10",
+                        "city=revenue:40"])
+    rows = {n: [{"nodes": ["city", "offboard"], "pay": 99, "visit": n},
+                {"nodes": ["town"], "pay": 99, "visit": 99}] for n in (2, 3)}
+    trains = [{"id": "2-0", "spec": "2"}, {"id": "3-0", "spec": "3"}]
+    doc = {"layout": "flat", "rules": {"profile": "1822"}, "company": X, "companies": [{"id": X}],
+           "trains": trains, "hexes": hexes,
+           "state": {"pullman_car": "P+-0", "pullman_eligible": {"2-0": rows[2], "3-0": rows[3]}}}
+    assert hexrail.solve(doc).total == 60
+    plan = hexrail.solve(doc, choices=True)
+    assert (plan.total, plan.choices) == (110, {"Pullman": "3-0"})
+    assert plan.routes[0].train_name == "3+" and check_plan(doc, json.loads(plan.dumps())).revenue == 110
+    assert solve_checked(position_to_json(plan.position)).total == 110
+
+
 def test_choices_under_a_time_limit_say_whether_they_are_proven():
     doc = steamboat(CELLS, PORTS, "A5", ["A5", "A7"], ["3"])
     plan = hexrail.solve(doc, 5.0, choices=True)

@@ -28,7 +28,9 @@ A route visits two stops of one hex only where the hex is exempt (the city and t
 on the 1822 map every other hex with several stops is London, one stop group.
 
 State: ``train_roles``, ``etrain_paying_nodes``, ``english_channel``, ``exclusive_edges``,
-``destination_bonus``, ``mail_contracts``. A Pullman car not yet attached is not weighed.
+``destination_bonus``, ``mail_contracts``. A Pullman car not yet attached
+(``pullman_eligible``) is weighed where the solver weighs the company's choices
+(`Game1822.choices`).
 Local trains visit each city once in a plan, where they run track (a city alone runs none;
 `PlanRules.apart_cities`).
 """
@@ -36,15 +38,17 @@ Local trains visit each city once in a plan, where they run track (a city alone 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 
 import numpy as np
 
 from hexrail.errors import HexrailError
+from hexrail.model.frozen import freeze, thaw
 from hexrail.model.position import Hex, Position, Train
 from hexrail.model.tile import Node
 from hexrail.model.trains import TrainSpec
 from hexrail.rules.columns import StopColumns
-from hexrail.rules.base import (ARRAY, BOOL, OBJECT, EndsSubsidy, OnceBonus, PlanRules, Profile, StopRule,
+from hexrail.rules.base import (ARRAY, BOOL, OBJECT, Choice, EndsSubsidy, OnceBonus, PlanRules, Profile, StopRule,
                                 VisitAllBonus, per_position, register)
 
 CHANNEL, FRANCE = "P43", "Q44"
@@ -64,7 +68,8 @@ class Game1822(Profile):
     runs_ignored_track = True
     state_types = {"train_roles": OBJECT, "etrain_paying_nodes": ARRAY, "english_channel": OBJECT,
                    "exclusive_edges": ARRAY, "destination_bonus": OBJECT, "mail_contracts": ARRAY,
-                   "stop_hex_repeat_exempt_hexes": ARRAY, "english_channel_tokened": BOOL}
+                   "stop_hex_repeat_exempt_hexes": ARRAY, "english_channel_tokened": BOOL,
+                   "pullman_eligible": OBJECT}
 
     def train_spec(self, pos: Position, train: Train) -> TrainSpec:
         spec = train.spec
@@ -168,6 +173,29 @@ class Game1822(Profile):
         locals_ = tuple(t.id for t in pos.trains if _role(pos, t) == "local")
         return PlanRules(exclusive_sides=tuple(sides),
                          apart_cities=locals_ if len(locals_) > 1 else ())
+
+    def choices(self, pos: Position) -> tuple[Choice, ...]:
+        """A Pullman car owned and not attached: on each train it may go on
+        (``pullman_eligible``: the rows it gives each), renamed ``<name>+``."""
+        from hexrail.io.g18xx.reader import _rows  # (the rows as the export writes them)
+
+        eligible = pos.state.get("pullman_eligible")
+        if not isinstance(eligible, Mapping) or pos.state.get("pullman_attached_to"):
+            return ()
+        out = []
+        for train in pos.trains:
+            rows = eligible.get(train.id)
+            if rows is None:
+                continue
+            spec = replace(train.spec, rows=_rows(thaw(rows), f"state.pullman_eligible.{train.id}"))
+            state = thaw(pos.state)
+            state.pop("pullman_eligible")
+            state.update(pullman_attached_to=train.id, pullman_original_name=train.name,
+                         train_roles={**(state.get("train_roles") or {}), train.id: "pullman_attached"})
+            trains = tuple(replace(t, name=f"{t.name}+", spec=spec) if t is train else t
+                           for t in pos.trains)
+            out.append(Choice((("Pullman", train.id),), replace(pos, trains=trains, state=freeze(state))))
+        return tuple(out)
 
     def _refuse_what_is_not_built(self, pos: Position) -> None:
         roles = [_role(pos, t) for t in pos.trains]
