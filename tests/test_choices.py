@@ -123,6 +123,16 @@ def test_choices_under_a_time_limit_say_whether_they_are_proven():
     assert plan.optimal and plan.upper_bound == plan.total == 140
 
 
+@pytest.mark.parametrize("workers", [1, 2])
+def test_solve_many_weighs_choices_when_asked(workers):
+    from hexrail.io.native import position_from_json
+
+    doc = steamboat(CELLS, PORTS, "A5", ["A5", "A7"], ["3"])
+    plans = list(hexrail.solve_many([doc, position_from_json(doc)], workers=workers, choices=True))
+    assert [(p.total, p.choices) for p in plans] == [(140, {"Steamboat Company hex": "A7"})] * 2
+    assert check_plan(plans[1].position, plans[1]).legal  # (the position it was made for)
+
+
 def test_the_cli_weighs_choices_when_asked(tmp_path):
     path = tmp_path / "steamboat.json"
     path.write_text(json.dumps(steamboat(CELLS, PORTS, "A5", ["A5", "A7"], ["3"])))

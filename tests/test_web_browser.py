@@ -228,6 +228,27 @@ def test_a_state_flag_and_the_phase_change_the_answer(page, api):
     shot(page, "flag-and-phase")
 
 
+def test_open_choices_are_weighed_when_asked(page, api, tmp_path):
+    """1846: the steamboat moved to the hex of two ports, said beside the total."""
+    from test_choices import CELLS, PORTS, steamboat
+
+    doc = steamboat(CELLS, PORTS, "A5", ["A5", "A7"], ["3"])
+    path = tmp_path / "steamboat.json"
+    path.write_text(json.dumps(doc))
+    page.goto(page.base + "/")
+    page.set_input_files("#file", str(path))
+    solved(page)
+    assert shown_total(page) == 120 and "Choices" not in page.inner_text("#optimality")
+    page.check("#choices")
+    page.click("#solve")
+    solved(page, 2)
+    answer = api.post("/solve", json={"position": doc, "choices": True}).json()
+    assert shown_total(page) == answer["total"] == 140
+    assert "Choices: Steamboat Company hex A7." in page.inner_text("#optimality")
+    shot(page, "choices")
+    assert not page.problems, page.problems
+
+
 def test_a_drawn_illegal_route_shows_the_rule_it_breaks(page):
     page.goto(f"{page.base}/?example=demo")
     solved(page)

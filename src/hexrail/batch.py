@@ -33,21 +33,21 @@ CHUNK = 32
 AHEAD = 3
 
 
-def _solve_one(item: Any, time_limit: float | None, objective: str) -> Any:
+def _solve_one(item: Any, time_limit: float | None, objective: str, choices: bool = False) -> Any:
     from hexrail.solve import solve
 
     try:
-        return solve(item, time_limit, objective=objective)
+        return solve(item, time_limit, objective=objective, choices=choices)
     except HexrailError as err:
         return err
     except RecursionError:
         return HexrailError("the position is nested too deeply to read")
 
 
-def _solve_chunk(items: list, time_limit: float | None, objective: str) -> list:
+def _solve_chunk(items: list, time_limit: float | None, objective: str, choices: bool = False) -> list:
     # a plan crosses back without its position (see the module docstring)
     return [replace(p, position=None) if not isinstance(p, HexrailError) else p
-            for p in (_solve_one(item, time_limit, objective) for item in items)]
+            for p in (_solve_one(item, time_limit, objective, choices) for item in items)]
 
 
 def _apply_chunk(fn: Callable[[Any], Any], items: list) -> list:
@@ -129,7 +129,7 @@ def map_ordered(fn: Callable[[list], list], items: Iterable[T], *, workers: int,
 
 
 def solve_many(positions: Iterable[Any], *, workers: int = 1, time_limit: float | None = None,
-               objective: str = "income") -> Iterator[Any]:
+               objective: str = "income", choices: bool = False) -> Iterator[Any]:
     """Solve every position; one `Plan` (or the `HexrailError` that stopped it) per item, in order.
 
     Parameters
@@ -142,6 +142,8 @@ def solve_many(positions: Iterable[Any], *, workers: int = 1, time_limit: float 
     time_limit : float, optional
         Seconds per position (`hexrail.solve`'s limit).
     objective : {"income", "revenue"}
+    choices : bool
+        Also weigh what each company may still decide before it runs (`hexrail.solve`).
 
     Examples
     --------
@@ -154,9 +156,10 @@ def solve_many(positions: Iterable[Any], *, workers: int = 1, time_limit: float 
         raise HexrailError(f"workers must be an integer >= 1, not {workers!r}", where="workers")
     if workers == 1:
         for item in positions:
-            yield _solve_one(item, time_limit, objective)
+            yield _solve_one(item, time_limit, objective, choices)
         return
     from hexrail.model import Position
+    from hexrail.rules.base import decided
 
     held: deque = deque()  # the items that were Positions, to attach to their plans again
 
@@ -168,9 +171,10 @@ def solve_many(positions: Iterable[Any], *, workers: int = 1, time_limit: float 
     def died(item: Any, reason: str) -> HexrailError:
         return HexrailError(f"not solved: {reason}", where="position")
 
-    work = partial(_solve_chunk, time_limit=time_limit, objective=objective)
+    work = partial(_solve_chunk, time_limit=time_limit, objective=objective, choices=choices)
     for result in map_ordered(work, remember(positions), workers=workers, failed=died):
         position = held.popleft()
         if position is not None and not isinstance(result, HexrailError):
-            result = replace(result, position=position)
+            # (the position its choices set up, where it weighed some)
+            result = replace(result, position=decided(position, result.choices or {}))
         yield result

@@ -510,7 +510,7 @@ def _weigh_choices(position: Any, time_limit: float | None, objective: str) -> P
     for k, way in enumerate(ways):
         left = None if time_limit is None else \
             max(time_limit - (time.perf_counter() - start), 0.0) / (len(ways) - k)
-        plan = solve(way.position, None if left is None else max(left, 1e-3), objective=objective)
+        plan = solve(way.decided(), None if left is None else max(left, 1e-3), objective=objective)
         value = plan.total if objective == "income" else plan.revenue
         proven &= plan.optimal
         upper = max(upper, value if plan.optimal else plan.upper_bound)

@@ -15,7 +15,7 @@ from functools import wraps
 from typing import Any, Callable, ClassVar, NamedTuple, Union
 
 from hexrail.errors import HexrailError
-from hexrail.model.frozen import thaw
+from hexrail.model.frozen import FrozenMap, thaw
 from hexrail.model.memo import ByIdentity
 from hexrail.model.position import Hex, Position, Train
 # (the stop rule's codes live with the columns; the titles import them from here)
@@ -255,6 +255,12 @@ class Choice:
 
     decisions: tuple[tuple[str, str], ...]
     position: Position
+
+    def decided(self) -> Position:
+        """The position, saying in its ``meta`` which choices set it up (`decided` then takes
+        it as it is: a plan's own position)."""
+        return self.position.unchecked(meta=FrozenMap({**self.position.meta,
+                                                       "choices": dict(self.decisions)}))
 
 
 # How a visited stop counts (`StopRule.count`: MANDATORY, OPTIONAL, FIRST) and how a node stops
@@ -596,14 +602,14 @@ def _running_ignored(h: Hex) -> Hex:
 def decided(pos: Position, decisions: Mapping[str, str]) -> Position:
     """The position as a plan's ``choices`` set it up: the way its profile lists with those
     decisions (`Profile.choices`); the position itself for none."""
-    if not decisions:
-        return pos
     wanted = {str(k): str(v) for k, v in decisions.items()}
+    if not wanted or pos.meta.get("choices") == wanted:
+        return pos  # (none, or the position they set up already: a plan's own)
     profile = get_profile(pos.rules.profile)(pos)
     check_state(pos, profile)
     for way in profile.choices(pos):
         if dict(way.decisions) == wanted:
-            return way.position
+            return way.decided()
     said = "; ".join(f"{k} {v}" for k, v in wanted.items())
     raise HexrailError(f"the company cannot decide {said} here", where="plan.choices")
 

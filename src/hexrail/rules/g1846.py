@@ -98,7 +98,12 @@ class Game1846(Profile):
                     continue
                 bonus = {"source": source, "hexes": [hex_id], "nodes": stops,
                          "amount_by_hex": {hex_id: per * icons}}
-                state = freeze({**thaw(pos.state), "stop_bonuses": [*kept, bonus]})
+                moved = {**thaw(b), **bonus, "assigned_hexes": [hex_id], "entity_may_assign_hex": {
+                    **thaw(may), "uses_left": max(int(may.get("uses_left") or 1) - 1, 0)}}
+                moved.pop("source")
+                state = freeze({**thaw(pos.state), "stop_bonuses": [*kept, bonus],
+                                "assignment_bonuses": [moved if x is b else thaw(x)
+                                                       for x in pos.state["assignment_bonuses"]]})
                 out.append(Choice(((f"{b.get('name') or source} hex", hex_id),),
                                   replace(pos, state=state)))
         return tuple(out)

@@ -314,6 +314,7 @@ async function solve() {
   try {
     const body = { position: doc, objective: $("objective").value };
     if (limit !== null) body.time_limit = limit;
+    if ($("choices").checked) body.choices = true;
     const answer = await api("/solve", body, controller.signal);
     say("drawing the board…");
     const svg = await api("/render", { position: doc, plan: answer, legend: false, palette: PALETTE },
@@ -376,6 +377,10 @@ function showAnswer(a) {
   opt.textContent = a.optimal
     ? "optimal: true — proven: no plan earns more."
     : `optimal: false — cut short at the time limit; no plan earns more than ${a.upper_bound} (the bound).`;
+  if (a.choices) {
+    const made = Object.entries(a.choices).map(([k, v]) => `${k} ${v}`).join("; ");
+    opt.textContent += made ? ` Choices: ${made}.` : " Choices: none beats the position as it stands.";
+  }
   if (a.rules_covered === false) opt.textContent += ` Rules: ${a.rules_note}.`;
   if (a.best_recorded !== null && a.best_recorded !== undefined) {
     opt.textContent += ` Best recorded on 18xx.games: ${a.best_recorded}.`;
