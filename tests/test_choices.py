@@ -117,6 +117,17 @@ def test_the_1822_pullman_car_goes_on_the_train_it_lifts_most():
     assert solve_checked(position_to_json(plan.position)).total == 110
 
 
+def test_a_switcher_is_weighed_and_a_way_not_built_is_refused_naming_it():
+    trains = [{"id": "3-0", "spec": "3"}]
+    switcher = {"id": "/", "name": "Switcher", "eligible_trains": ["3-0"]}
+    # the switcher visits 4 stops and pays the best 3: A1-A3-A5-A7 paid 20 + 30 + 40
+    plan = hexrail.solve(usa(trains, [switcher], {"switcher": {"trains": [], "extra_distance": 1}}),
+                         choices=True)
+    assert (plan.total, plan.choices, plan.routes[0].train_name) == (90, {"Switcher": "3-0"}, "3/1")
+    with pytest.raises(HexrailError, match="choices: cannot weigh the choice Switcher 3-0: state.gnr"):
+        hexrail.solve(usa(trains, [switcher], {"gnr": {"owned_by_entity": True}}), choices=True)
+
+
 def test_choices_under_a_time_limit_say_whether_they_are_proven():
     doc = steamboat(CELLS, PORTS, "A5", ["A5", "A7"], ["3"])
     plan = hexrail.solve(doc, 5.0, choices=True)

@@ -510,7 +510,12 @@ def _weigh_choices(position: Any, time_limit: float | None, objective: str) -> P
     for k, way in enumerate(ways):
         left = None if time_limit is None else \
             max(time_limit - (time.perf_counter() - start), 0.0) / (len(ways) - k)
-        plan = solve(way.decided(), None if left is None else max(left, 1e-3), objective=objective)
+        try:
+            plan = solve(way.decided(), None if left is None else max(left, 1e-3), objective=objective)
+        except HexrailError as err:
+            # a way the rules here do not build: no plan weighs it, so none claims the best
+            said = "; ".join(f"{k} {v}" for k, v in way.decisions)
+            raise HexrailError(f"cannot weigh the choice {said}: {err}", where="choices") from None
         value = plan.total if objective == "income" else plan.revenue
         proven &= plan.optimal
         upper = max(upper, value if plan.optimal else plan.upper_bound)
