@@ -164,7 +164,8 @@ def test_the_cli_weighs_choices_when_asked(tmp_path):
 def _open(data: dict) -> bool:
     state = data.get("title_state") or {}
     return bool(state.get("upgrades_not_attached")) or any(
-        (b.get("entity_may_assign_hex") or {}).get("uses_left") for b in state.get("assignment_bonuses") or ())
+        (b.get("entity_may_assign_hex") or {}).get("uses_left")
+        for b in state.get("assignment_bonuses") or ())
 
 
 @pytest.mark.parametrize("data", [p for t in ("1846", "18USA") for p in corpus_params(t, _open)])

@@ -498,8 +498,8 @@ def solve(position: Any, time_limit: float | None = None, *, objective: str = "i
 def _weigh_choices(position: Any, time_limit: float | None, objective: str) -> Plan:
     """The best plan over the ways the company may still set the position up
     (`Profile.choices`), the position as it stands first: each is solved within what is left of
-    `time_limit`, shared evenly among those still to solve. The plan is proven only where every
-    way's is, and no way's plan exceeds its bound; on ties the earlier way stays."""
+    `time_limit`, shared evenly among those still to solve. The plan is proven where every way's
+    is, or where no way's bound exceeds it; on ties the earlier way stays."""
     start = time.perf_counter()
     pos = load_position(position)
     _, profile = ruled(pos)

@@ -638,9 +638,9 @@ ARRAY = (tuple, list)
 NUMBER = (int, float)
 TEXT = (str,)
 BOOL = (bool,)
-_KIND_NAMES = {OBJECT: "an object", BOOL: "true or false", ARRAY: "an array", NUMBER: "a number", TEXT: "text",
-               TEXT + ARRAY: "a hex id or an array", TEXT + OBJECT: "text or an object",
-               OBJECT + ARRAY: "an object or an array"}
+_KIND_NAMES = {OBJECT: "an object", ARRAY: "an array", NUMBER: "a number", TEXT: "text",
+               BOOL: "true or false", TEXT + ARRAY: "a hex id or an array",
+               TEXT + OBJECT: "text or an object", OBJECT + ARRAY: "an object or an array"}
 
 
 def check_state(pos: Position, profile: Profile) -> None:

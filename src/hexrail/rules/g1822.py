@@ -48,8 +48,8 @@ from hexrail.model.position import Hex, Position, Train
 from hexrail.model.tile import Node
 from hexrail.model.trains import TrainSpec
 from hexrail.rules.columns import StopColumns
-from hexrail.rules.base import (ARRAY, BOOL, OBJECT, Choice, EndsSubsidy, OnceBonus, PlanRules, Profile, StopRule,
-                                VisitAllBonus, per_position, register)
+from hexrail.rules.base import (ARRAY, BOOL, OBJECT, Choice, EndsSubsidy, OnceBonus, PlanRules,
+                                Profile, StopRule, VisitAllBonus, per_position, register)
 
 CHANNEL, FRANCE = "P43", "Q44"
 EXEMPT = ("D35", "F7", "H21", "H37")

@@ -25,8 +25,9 @@ rural junctions    towns costing no distance, never a route's end, never entered
 
 Upgrades are as the position attached them (``train_upgrades``); those left unattached
 (``upgrades_not_attached``) are weighed where the solver weighs the company's choices
-(`Game18USA.choices`: each on each train it may go on, or on none). Not built: the Great Northern bonus beside a switcher, and two switchers at once; a
-position that needs either is refused with the reason.
+(`Game18USA.choices`: each on each train it may go on, or on none). Not built: the Great
+Northern bonus beside a switcher, and two switchers at once; a position that needs either is
+refused with the reason.
 """
 
 from __future__ import annotations
