@@ -12,6 +12,8 @@ import sys
 
 import pytest
 from conftest import corpus_params, line_hexes, solve_checked
+from hypothesis import given, note, settings
+from hypothesis import strategies as st
 
 import hexrail
 from hexrail.errors import HexrailError
@@ -49,8 +51,8 @@ def test_the_steamboat_moves_where_it_earns_most():
     assert (plan.revenue, plan.optimal, plan.choices) == (140, True, {"Steamboat Company hex": "A7"})
     assert solve_checked(position_to_json(plan.position)).revenue == 140  # (the oracle agrees)
     # the validator runs the plan, object or document, on the position its choices set up
-    for given in (plan, json.loads(plan.dumps())):
-        report = check_plan(doc, given)
+    for made in (plan, json.loads(plan.dumps())):
+        report = check_plan(doc, made)
         assert report.legal and report.revenue == 140
     # a choice the company does not have is refused, naming the field
     with pytest.raises(HexrailError, match="plan.choices"):
@@ -181,3 +183,54 @@ def test_corpus_position(data, warm_solver):
     assert plan.choices or plan.total == stands.total
     report = check_plan(pos, plan)
     assert report.legal and (report.revenue, report.subsidy) == (plan.revenue, plan.subsidy)
+
+
+# -- the choices' state of the wrong kind ---------------------------------------------------------
+
+JSON = st.recursive(st.none() | st.booleans() | st.integers(-3, 3) | st.sampled_from(["", "A7", "3-0", "+"]),
+                    lambda inner: st.lists(inner, max_size=3)
+                    | st.dictionaries(st.sampled_from(["hexes", "id", "3-0", "x"]), inner, max_size=2),
+                    max_leaves=6)
+
+
+def _bad_docs() -> dict:
+    sb = steamboat(CELLS, PORTS, "A5", ["A5", "A7"], ["3"])
+    up = usa([{"id": "3-0", "spec": "3"}],
+             [{"id": "+", "name": "Extender", "eligible_trains": ["3-0"]},
+              {"id": "/", "name": "Switcher", "eligible_trains": ["3-0"]}],
+             {"switcher": {"trains": [], "extra_distance": 1}})
+    pm = {"layout": "flat", "rules": {"profile": "1822"}, "company": X, "companies": [{"id": X}],
+          "trains": [{"id": "3-0", "spec": "3"}], "hexes": line_hexes(["city=revenue:20", "city=revenue:30"]),
+          "state": {"pullman_eligible": {"3-0": [{"nodes": ["city"], "pay": 99, "visit": 3}]}}}
+    return {"1846": sb, "18USA": up, "1822": pm}
+
+
+PLACES = [("1846", ("assignment_bonuses",)), ("1846", ("assignment_bonuses", 0)),
+          *(("1846", ("assignment_bonuses", 0, k)) for k in (
+              "entity_may_assign_hex", "company", "name", "base_amount", "per_icon", "assigned_hexes",
+              "entity_assigned")),
+          *(("1846", ("assignment_bonuses", 0, "entity_may_assign_hex", k)) for k in ("hexes", "uses_left")),
+          ("1846", ("stop_bonuses",)), ("18USA", ("upgrades_not_attached",)),
+          ("18USA", ("upgrades_not_attached", 0)),
+          *(("18USA", ("upgrades_not_attached", 1, k)) for k in ("id", "name", "eligible_trains")),
+          ("18USA", ("switcher",)), ("18USA", ("switcher", "extra_distance")), ("18USA", ("pullman",)),
+          ("18USA", ("train_upgrades",)), ("1822", ("pullman_eligible",)),
+          ("1822", ("pullman_eligible", "3-0")), ("1822", ("pullman_attached_to",))]
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@given(place=st.sampled_from(PLACES), value=JSON)
+def test_bad_choice_state_is_refused_naming_the_field(place, value):
+    title, path = place
+    doc = _bad_docs()[title]
+    holder = doc["state"]
+    for key in path[:-1]:
+        holder = holder[key]
+    holder[path[-1]] = value
+    note(json.dumps(doc["state"]))
+    try:
+        plan = hexrail.solve(doc, choices=True)
+    except HexrailError as err:
+        assert "\n" not in str(err) and str(err).startswith(("state.", "choices:", "train ")), err
+        return
+    assert plan.optimal and check_plan(doc, plan).revenue == plan.revenue

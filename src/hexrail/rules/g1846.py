@@ -80,17 +80,31 @@ class Game1846(Profile):
         before it runs (the Steamboat Company: ``entity_may_assign_hex``), each other hex it
         may take that has the company's icons: the bonus there, its amount per icon."""
         out = []
-        for b in pos.state.get("assignment_bonuses") or ():
-            may = b.get("entity_may_assign_hex") if isinstance(b, Mapping) else None
-            if not isinstance(may, Mapping) or not b.get("entity_assigned") or may.get("uses_left") == 0:
+        given = pos.state.get("assignment_bonuses") or ()
+        if not isinstance(given, (tuple, list)):
+            raise HexrailError("must be an array", where="state.assignment_bonuses")
+        for i, b in enumerate(given):
+            where = f"state.assignment_bonuses[{i}]"
+            if not isinstance(b, Mapping):
+                raise HexrailError("must be an object", where=where)
+            may = b.get("entity_may_assign_hex")
+            if may is None or not b.get("entity_assigned"):
                 continue
-            source, icon, per = str(b.get("company") or b.get("key")), b.get("per_icon"), b.get("base_amount")
-            if not icon or not isinstance(per, int) or isinstance(per, bool):
+            uses = may.get("uses_left", 1) if isinstance(may, Mapping) else None
+            if not _whole(uses):
+                raise HexrailError("needs uses_left, an integer", where=f"{where}.entity_may_assign_hex")
+            source, icon, per = b.get("company") or b.get("key"), b.get("per_icon"), b.get("base_amount")
+            if uses <= 0 or icon is None:
                 continue
-            now = {str(h) for h in b.get("assigned_hexes") or ()}
+            hexes, now = may.get("hexes") or (), b.get("assigned_hexes") or ()
+            if not (isinstance(source, str) and isinstance(icon, str) and _whole(per)
+                    and _texts(hexes) and _texts(now)):
+                raise HexrailError("needs the company, per_icon, an integer base_amount and the "
+                                   "hexes (assigned_hexes, entity_may_assign_hex.hexes) as text",
+                                   where=where)
             kept = [thaw(x) for x in pos.state.get("stop_bonuses") or ()
-                    if not (isinstance(x, Mapping) and str(x.get("source")) == source)]
-            for hex_id in dict.fromkeys(map(str, may.get("hexes") or ())):
+                    if not (isinstance(x, Mapping) and x.get("source") == source)]
+            for hex_id in dict.fromkeys(hexes):
                 h = pos.hex_by_id.get(hex_id)
                 icons = sum(i == icon for i in h.icons) if h else 0
                 stops = [f"{h.id}-{n.index}" for n in h.tile.nodes if n.is_stop] if h else []
@@ -98,15 +112,22 @@ class Game1846(Profile):
                     continue
                 bonus = {"source": source, "hexes": [hex_id], "nodes": stops,
                          "amount_by_hex": {hex_id: per * icons}}
-                moved = {**thaw(b), **bonus, "assigned_hexes": [hex_id], "entity_may_assign_hex": {
-                    **thaw(may), "uses_left": max(int(may.get("uses_left") or 1) - 1, 0)}}
+                moved = {**thaw(b), **bonus, "assigned_hexes": [hex_id],
+                         "entity_may_assign_hex": {**thaw(may), "uses_left": uses - 1}}
                 moved.pop("source")
                 state = freeze({**thaw(pos.state), "stop_bonuses": [*kept, bonus],
-                                "assignment_bonuses": [moved if x is b else thaw(x)
-                                                       for x in pos.state["assignment_bonuses"]]})
+                                "assignment_bonuses": [moved if x is b else thaw(x) for x in given]})
                 out.append(Choice(((f"{b.get('name') or source} hex", hex_id),),
                                   replace(pos, state=state)))
         return tuple(out)
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _texts(value: Any) -> bool:
+    return isinstance(value, (tuple, list)) and all(isinstance(x, str) for x in value)
 
 
 def _east_west(pos: Position) -> tuple[RouteBonus, ...]:

@@ -43,9 +43,9 @@ from hexrail.model.frozen import FrozenMap, freeze, thaw
 from hexrail.model.position import Hex, Position, Train
 from hexrail.model.tile import Node
 from hexrail.model.trains import Row, TrainSpec
-from hexrail.rules.base import (ARRAY, BLOCKS, BYPASS, OBJECT, Choice, OnceBonus, PayRule, PlanRules,
-                                RouteBonus, SetsBonus, StopRule, TrackBonus, VisitAllBonus,
-                                per_position, register)
+from hexrail.rules.base import (ARRAY, BLOCKS, BYPASS, OBJECT, Choice, OnceBonus, PayRule,
+                                PlanRules, RouteBonus, SetsBonus, StopRule, TrackBonus,
+                                VisitAllBonus, per_position, register)
 from hexrail.rules.columns import StopColumns
 from hexrail.rules.g1817 import Game1817
 
@@ -182,12 +182,21 @@ def _choices(pos: Position) -> tuple[Choice, ...]:
     """`Game18USA.choices`: every way of attaching the upgrades left unattached, each to one
     train it may go on or to none."""
     trains = {t.id for t in pos.trains}
+    given = pos.state.get("upgrades_not_attached") or ()
+    if not isinstance(given, (tuple, list)):
+        raise HexrailError("must be an array", where="state.upgrades_not_attached")
     left = []
-    for u in pos.state.get("upgrades_not_attached") or ():
-        if isinstance(u, Mapping) and u.get("id") in UPGRADES:
-            on = [t for t in dict.fromkeys(map(str, u.get("eligible_trains") or ())) if t in trains]
-            if on:
-                left.append((u, on))
+    for i, u in enumerate(given):
+        where = f"state.upgrades_not_attached[{i}]"
+        eligible = u.get("eligible_trains") or () if isinstance(u, Mapping) else None
+        if not (isinstance(u, Mapping) and u.get("id") in UPGRADES
+                and isinstance(u.get("name"), (str, type(None)))
+                and isinstance(eligible, (tuple, list)) and all(isinstance(t, str) for t in eligible)):
+            raise HexrailError(f"needs an id among {', '.join(UPGRADES)}, a name and the "
+                               f"eligible_trains (ids)", where=where)
+        on = [t for t in dict.fromkeys(eligible) if t in trains]
+        if on:
+            left.append((u, on))
     out = []
     for picks in itertools.product(*([None, *on] for _, on in left)):
         if any(picks):
@@ -211,13 +220,17 @@ def _attach(pos: Position, upgrade: Mapping, train_id: str) -> Position:
         given = dict(state.get(kind) or {})
         if kind == "switcher":
             size = given.get("extra_distance", 1)
-            if not isinstance(size, int) or isinstance(size, bool):
-                raise HexrailError("extra_distance must be an integer", where="state.switcher")
+            if not isinstance(size, int) or isinstance(size, bool) or size < 0:
+                raise HexrailError("extra_distance must be an integer >= 0", where="state.switcher")
+        if not isinstance(given.get("trains", []), list):
+            raise HexrailError("trains must be an array", where=f"state.{kind}")
         given["trains"] = [*given.get("trains", ()), train_id]
         state[kind] = given
-    state["train_upgrades"] = {**(state.get("train_upgrades") or {})}
-    state["train_upgrades"][train_id] = [*state["train_upgrades"].get(train_id, ()), {
-        "id": upgrade["id"], "name": upgrade.get("name"), "size": size}]
+    upgrades = state.get("train_upgrades") or {}
+    if not isinstance(upgrades, dict) or not isinstance(upgrades.get(train_id, []), list):
+        raise HexrailError("must be an object of arrays by train", where="state.train_upgrades")
+    state["train_upgrades"] = {**upgrades, train_id: [*upgrades.get(train_id, ()), {
+        "id": upgrade["id"], "name": upgrade.get("name"), "size": size}]}
     state["upgrades_not_attached"] = [u for u in state.get("upgrades_not_attached") or ()
                                       if u != thaw(upgrade)]
     trains = tuple(t if t.id != train_id else replace(
