@@ -193,6 +193,7 @@ def _solve_18xx(args: argparse.Namespace) -> int:
     counted in any line's ``seconds``) is logged to stderr with ``-v``.
     """
     from hexrail.io.g18xx.streams import solve_records
+    from hexrail.plan import choices_text
 
     fmt = _format(args)
     notes = _RulesNotes("solved")
@@ -209,7 +210,7 @@ def _solve_18xx(args: argparse.Namespace) -> int:
         proof = "optimal" if record["optimal"] else f"<= {record['upper_bound']}"
         rules = "generic (fallback)" if uncovered else record["profile"]
         if record.get("choices"):
-            rules += f"  choices: {_choices_text(record['choices'])}"
+            rules += f"  choices: {choices_text(record['choices'])}"
         return (f"{record['line']:>5}  {_cell(record['title']):<8} {_cell(record['fixture']):<28} "
                 f"{_cell(record['action_index']):>6}  {_cell(record['entity']):<8} {income:>9}  "
                 f"{proof:<10} {_cell(record['vs_best_recorded']) or '-':>7}  "
@@ -256,6 +257,8 @@ def _solve_18xx_game(args: argparse.Namespace) -> int:
 
 def _game_position_table(data: dict, record: dict, figures: dict) -> str:
     """One solved position of a game as a person reads it: where, the routes, and the players'."""
+    from hexrail.plan import choices_text
+
     income = record["total"] if record["objective"] == "income" else record["revenue"]
     proof = "optimal" if record["optimal"] else f"best found, at most {record['upper_bound']}"
     lines = [f"{data.get('title')} {data.get('fixture')}, action {data.get('action_index')}: "
@@ -268,7 +271,7 @@ def _game_position_table(data: dict, record: dict, figures: dict) -> str:
     subsidy = f" + {record['subsidy']} subsidy" if record["subsidy"] else ""
     lines.append(f"hexrail: {record['revenue']}{subsidy} ({proof}, {record['seconds']:.3f} s)")
     if record.get("choices") is not None:
-        lines.append(f"choices: {_choices_text(record['choices']) or 'as the position stands'}")
+        lines.append(f"choices: {choices_text(record['choices'])}")
     sub = data.get("submitted") or {}
     if sub.get("routes"):
         ran = figures["submitted_revenue"]
@@ -280,10 +283,6 @@ def _game_position_table(data: dict, record: dict, figures: dict) -> str:
     if record["rules_covered"] is False:
         lines.append(f"rules: {record['rules_note']}")
     return "\n".join(lines)
-
-
-def _choices_text(choices: dict) -> str:
-    return "; ".join(f"{k} {v}" for k, v in choices.items())
 
 
 def cmd_score(args: argparse.Namespace) -> int:

@@ -144,8 +144,7 @@ class Plan:
         if self.unused:
             lines.append(f"unused (no plan uses them all): {', '.join(self.unused)}")
         if self.choices is not None:
-            lines.append("choices: " + ("; ".join(f"{k} {v}" for k, v in self.choices.items())
-                                        or "as the position stands"))
+            lines.append(f"choices: {choices_text(self.choices)}")
         total = f"total {self.revenue}"
         if self.subsidy:
             total += f" + {self.subsidy} subsidy"
@@ -166,6 +165,11 @@ class Plan:
         from hexrail.render import render_svg
 
         return render_svg(self.position, self)
+
+
+def choices_text(choices: dict) -> str:
+    """A plan's ``choices`` as a person reads them: ``Extender 4-5; Pullman 5-1``."""
+    return "; ".join(f"{k} {v}" for k, v in choices.items()) or "as the position stands"
 
 
 def plan_from_json(data: Any) -> Plan:
