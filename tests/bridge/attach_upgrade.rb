@@ -10,15 +10,9 @@
 # engine score its routes afresh. One JSON line: hexrail's claim, the engine's revenue and the
 # trains as the engine now names them.
 
-require 'json'
-require 'optparse'
-require_relative '../../src/hexrail/bridge/ruby/hexrail/engine'
+require_relative 'engine_checks'
 
-options = {}
-args = OptionParser.new { |o| o.on('--engine DIR') { |v| options[:engine] = v } }.parse(ARGV)
-Hexrail::Engine18xx.load(options[:engine])
-require_relative '../../src/hexrail/bridge/ruby/hexrail/replay'
-require_relative '../../src/hexrail/bridge/ruby/auto_router'
+_, args = EngineChecks.start(ARGV)
 
 path, at, *attach = args
 data = Hexrail::Replay.read_game(path)
@@ -40,11 +34,6 @@ end
 router = Engine::AutoRouter.new(game)
 routes = router.compute(entity)
 record = router.hexrail_record
-fresh = []
-routes.each do |r|
-  fresh << Engine::Route.new(game, game.phase, r.train, connection_hexes: r.connection_hexes,
-                                                        halts: r.halts, routes: fresh)
-end
-fresh.each(&:revenue)
+fresh = EngineChecks.rescored(game, routes)
 puts JSON.generate('hexrail' => [record['revenue'], record['optimal']], 'engine' => game.routes_revenue(fresh),
                    'trains' => entity.trains.map { |x| [x.id, x.name] })

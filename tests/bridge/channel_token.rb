@@ -11,15 +11,9 @@
 # scores the routes afresh from their connections (every route check runs). One JSON line per
 # run: hexrail's claim, the engine's revenue and subsidy, and each route's train and hexes.
 
-require 'json'
-require 'optparse'
-require_relative '../../src/hexrail/bridge/ruby/hexrail/engine'
+require_relative 'engine_checks'
 
-options = {}
-args = OptionParser.new { |o| o.on('--engine DIR') { |v| options[:engine] = v } }.parse(ARGV)
-Hexrail::Engine18xx.load(options[:engine])
-require_relative '../../src/hexrail/bridge/ruby/hexrail/replay'
-require_relative '../../src/hexrail/bridge/ruby/auto_router'
+_, args = EngineChecks.start(ARGV)
 
 def with_channel_token(game, action)
   copy = game.clone(game.raw_actions)
@@ -49,23 +43,13 @@ filtered.each_with_index do |action, index|
   next unless game.get(action['entity_type'], action['entity']).trains.any? { |t| t.name == 'E' }
 
   copy, entity = with_channel_token(game, action)
-  line = { 'action_index' => index, 'entity' => entity.id }
-  begin
+  EngineChecks.report('action_index' => index, 'entity' => entity.id) do |line|
     router = Engine::AutoRouter.new(copy)
     routes = router.compute(entity)
     record = router.hexrail_record
     line['hexrail'] = [record['revenue'], record['subsidy'], record['optimal']]
-    fresh = []
-    routes.each do |r|
-      fresh << Engine::Route.new(copy, copy.phase, r.train, connection_hexes: r.connection_hexes,
-                                                            halts: r.halts, routes: fresh)
-    end
-    fresh.each(&:revenue)
+    fresh = EngineChecks.rescored(copy, routes)
     line['engine'] = [copy.routes_revenue(fresh), copy.routes_subsidy(fresh).to_i]
     line['routes'] = fresh.map { |r| [r.train.name, r.visited_stops.map { |s| s.hex.id }] }
-  rescue StandardError => e
-    line['error'] = "#{e.class.name}: #{e.message}"
   end
-  puts JSON.generate(line)
-  $stdout.flush
 end

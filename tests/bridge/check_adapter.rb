@@ -11,27 +11,12 @@
 # routes as a run_routes action to a copy of the game, as a player would, and says whether the
 # engine took it.
 
-require 'json'
-require 'optparse'
-require_relative '../../src/hexrail/bridge/ruby/hexrail/engine'
+require_relative 'engine_checks'
 
-options = { every: 1, process: 0 }
-args = OptionParser.new do |o|
-  o.on('--engine DIR') { |v| options[:engine] = v }
-  o.on('--every K', Integer) { |v| options[:every] = v }
-  o.on('--process K', Integer) { |v| options[:process] = v }
-end.parse(ARGV)
-Hexrail::Engine18xx.load(options[:engine])
-require_relative '../../src/hexrail/bridge/ruby/hexrail/replay'
-require_relative '../../src/hexrail/bridge/ruby/auto_router'
+options, args = EngineChecks.start(ARGV, every: [Integer, 1], process: [Integer, 0])
 
 def rescored(game, routes)
-  fresh = []
-  routes.each do |r|
-    fresh << Engine::Route.new(game, game.phase, r.train, connection_hexes: r.connection_hexes,
-                                                          halts: r.halts, routes: fresh)
-  end
-  fresh.each(&:revenue)
+  fresh = EngineChecks.rescored(game, routes)
   [game.routes_revenue(fresh), game.routes_subsidy(fresh).to_i]
 end
 
@@ -58,8 +43,7 @@ runs.each_with_index do |(action, index), k|
   entity = game.get(action['entity_type'], action['entity'])
   router = Engine::AutoRouter.new(game)
   start = Process.clock_gettime(Process::CLOCK_MONOTONIC)
-  line = { 'action_index' => index, 'entity' => entity.id }
-  begin
+  EngineChecks.report('action_index' => index, 'entity' => entity.id) do |line|
     routes = router.compute(entity)
     line['seconds'] = (Process.clock_gettime(Process::CLOCK_MONOTONIC) - start).round(4)
     record = router.hexrail_record
@@ -70,11 +54,7 @@ runs.each_with_index do |(action, index), k|
       line['submitted_error'] = submitted(game, entity, routes)
       line['submitted'] = true
     end
-  rescue StandardError => e
-    line['error'] = "#{e.class.name}: #{e.message}"
   end
-  puts JSON.generate(line)
-  $stdout.flush
 end
 game.process_to_action(data['actions'].last['id'])
 puts JSON.generate('result' => game.result.transform_keys(&:to_s) == (data['result'] || {}).transform_keys(&:to_s))
