@@ -110,11 +110,10 @@ class Game1846(Profile):
                 stops = [f"{h.id}-{n.index}" for n in h.tile.nodes if n.is_stop] if h else []
                 if hex_id in now or not icons or not stops:
                     continue
-                bonus = {"source": source, "hexes": [hex_id], "nodes": stops,
-                         "amount_by_hex": {hex_id: per * icons}}
-                moved = {**thaw(b), **bonus, "assigned_hexes": [hex_id],
+                there = {"nodes": stops, "amount_by_hex": {hex_id: per * icons}}
+                bonus = {"source": source, "hexes": [hex_id], **there}
+                moved = {**thaw(b), **there, "assigned_hexes": [hex_id],
                          "entity_may_assign_hex": {**thaw(may), "uses_left": uses - 1}}
-                moved.pop("source")
                 state = freeze({**thaw(pos.state), "stop_bonuses": [*kept, bonus],
                                 "assignment_bonuses": [moved if x is b else thaw(x) for x in given]})
                 out.append(Choice(((f"{b.get('name') or source} hex", hex_id),),
