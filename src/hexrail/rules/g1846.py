@@ -70,7 +70,7 @@ class Game1846(Profile):
         if not mail or not mail.get("owned_by_entity"):
             return ()
         per_stop = mail.get("per_visited_stop", 10)
-        if not isinstance(per_stop, int) or isinstance(per_stop, bool):
+        if not _whole(per_stop):
             raise HexrailError("per_visited_stop must be an integer", where="state.mail_contract")
         return (VisitBonus(MAIL, per_stop),)
 
@@ -157,7 +157,7 @@ def _amounts(raw: Any, where: str) -> dict[str, int]:
         raise HexrailError("must be an object of stop: amount", where=where)
     out: dict[str, int] = {}
     for ref, amount in raw.items():
-        if not isinstance(amount, int) or isinstance(amount, bool):
+        if not _whole(amount):
             raise HexrailError(f"the amount of {ref} must be an integer", where=where)
         out[str(ref).rsplit("-", 1)[0]] = amount
     return out
