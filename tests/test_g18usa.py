@@ -271,6 +271,24 @@ def test_heavy_corpus_positions_within_a_time_limit(data, warm_solver):
     assert theirs.legal and theirs.revenue == data["submitted"]["revenue"], theirs.table()
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("data", corpus_params("18USA", keep=lambda d: _key(d) in HEAVY))
+def test_a_short_time_limit_leaves_the_model_time_to_answer(data, warm_solver):
+    """Under a two-second limit the model starts sooner and answers in time: the plan cut
+    short comes with its bound, within a tenth of the best (the walks' own bound alone is a
+    fifth or more above it)."""
+    from hexrail.io.g18xx import position_from_18xx
+    from hexrail.validate import check_plan
+
+    pos = position_from_18xx(data)
+    plan = hexrail.solve(pos, time_limit=2.0)
+    report = check_plan(pos, plan)
+    assert report.legal and report.revenue == plan.revenue
+    best = HEAVY[_key(data)]
+    assert plan.stats["model"]["bound"] is not None
+    assert plan.revenue <= best <= plan.upper_bound <= 1.1 * best
+
+
 @pytest.mark.parametrize("data", corpus_params("18USA", keep=lambda d: _key(d) in HEAVY))
 def test_heavy_corpus_positions_cut_short_at_once(data, warm_solver):
     """A time limit already run out: each walk takes one batch of steps, and the plan comes

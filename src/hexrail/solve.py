@@ -530,7 +530,10 @@ def _weigh_choices(position: Any, time_limit: float | None, objective: str) -> P
 
 
 RELAX_AFTER = 0.4  # seconds of search after which a position is also tried as a model (`solve`)
-MODEL_LEAST = 1.0  # seconds a model needs at least (its process loads in about 0.3 s)
+RELAX_SHARE = 0.1  # (or this share of a shorter time limit: the model's bound is worth its start)
+MODEL_LEAST = 0.5  # seconds a model needs at least (its process loads in about 0.3 s)
+# what a model leaves of the time limit: its answer comes back, and its track is walked, in time
+MODEL_SHARE, MODEL_MARGIN = 0.1, 0.1
 MODEL_ALONE = 5.0  # seconds the search waits for the model once (`ModelBeside.paused`)
 relaxed_plan_beside = Apart  # what starts the model's run (a test runs it in its own process)
 
@@ -548,9 +551,11 @@ class ModelBeside:
     bounds). Some positions take the search minutes and the model seconds (18USA's late game),
     others the reverse (long trains on large boards, where the model's bound is loose, or a
     search that ends just after RELAX_AFTER), and neither is known before. So, at the first
-    pause of a walk RELAX_AFTER seconds in, the model starts and the search goes on for as
-    long again (while the model's process loads); then the search waits for the model, at
-    most MODEL_ALONE seconds (CP-SAT's workers take every core); then both run to the end.
+    pause of a walk RELAX_AFTER seconds in (RELAX_SHARE of a shorter time limit: a plan cut
+    short is far closer to the best, and its bound to the plan, with the model's answer), the
+    model starts and the search goes on for as long again (while the model's process loads);
+    then the search waits for the model, at most MODEL_ALONE seconds (CP-SAT's workers take
+    every core); then both run to the end.
     Neither loses what it has done: a position the search proves in T seconds costs T, or
     T + MODEL_ALONE at most; one the model proves costs what the model takes, plus RELAX_AFTER.
 
@@ -561,7 +566,9 @@ class ModelBeside:
 
     def __init__(self, start: float, end: float | None) -> None:
         self.start, self.end = start, end
-        self.at = start + RELAX_AFTER
+        self.at = start + (RELAX_AFTER if end is None else
+                           min(RELAX_AFTER, RELAX_SHARE * (end - start)))
+        self.due: float | None = None  # when the model answers at the latest (its time limit's end)
         self.prep: Prepared | None = None  # the position as offered (its candidates aside)
         self.run: Apart | None = None
         self.began = 0.0
@@ -590,8 +597,8 @@ class ModelBeside:
                 # the search has had as long again, beside the model's start: the model now
                 # has the machine to itself for a while (CP-SAT's workers take every core)
                 self.waited = True
-                self.run.answer(MODEL_ALONE if self.end is None else
-                                min(MODEL_ALONE, max(0.0, self.end - now)))
+                self.run.answer(MODEL_ALONE if self.due is None else
+                                min(MODEL_ALONE, max(0.0, self.due - now)))
             if self.run.done():
                 self.busy = True  # (one answer: the walks below pause too)
                 plan = self.take(self.run.answer())
@@ -610,8 +617,9 @@ class ModelBeside:
         routes = [Route.of(prep.trains[t], _track_view(graph, prep.trains[t].junctions_twice)[-1])
                   for t in self._running()]
         deadline = None if self.end is None else \
-            self.end - max(PLAN_SHARE * (self.end - time.perf_counter()), PLAN_MARGIN)
+            self.end - max(MODEL_SHARE * (self.end - time.perf_counter()), MODEL_MARGIN)
         self.began = time.perf_counter()
+        self.due = deadline
         self.run = relaxed_plan_beside(Track.of(graph), routes, deadline)
 
     def take(self, got: tuple | None) -> Plan | None:
@@ -628,17 +636,18 @@ class ModelBeside:
             return None
         prep = self.prep
         graph = next(iter(prep.graphs.values()))
+        until = None if self.end is None else self.end - PLAN_MARGIN  # (the plan's own margin)
         found: dict[int, Candidates] = {}
         for t, run in zip(self._running(), chains):
             walked = enumerate_routes(graph, prep.trains[t], objective=prep.objective,
-                                      forbid=track_of(graph, run), deadline=self.end)
+                                      forbid=track_of(graph, run), deadline=until)
             g = prep.groups[t]
             found[g] = walked if g not in found else found[g].merged(walked, prep.objective)
         words = graph.chain_res.shape[1]
         candidates = [_one_side_each(graph, prep.position, prep.rules,
                                      found.get(g, no_routes(words))) for g in prep.groups]
         walked_prep = replace(prep, candidates=candidates, timings=dict(prep.timings))
-        plan = _plan(walked_prep, choose(walked_prep, deadline=self.end), self.start,
+        plan = _plan(walked_prep, choose(walked_prep, deadline=until), self.start,
                      bound=self.bound, proven=bound is not None)
         self.plans.append(plan)
         self.proved = plan.optimal
@@ -658,7 +667,8 @@ class ModelBeside:
             self.offer(prep)
             self._begin()
         if self.run is not None and not self.answered:
-            left = None if self.end is None else max(0.0, self.end - time.perf_counter())
+            # (the answer is due before the end, which leaves its track's walk a margin)
+            left = None if self.end is None else max(0.0, self.end - PLAN_MARGIN - time.perf_counter())
             got = self.run.answer(left)
             self.stop()
             if got is not None:
