@@ -97,6 +97,10 @@ class Plan:
     def total(self) -> int:
         return self.revenue + self.subsidy
 
+    def value(self, objective: str = "income") -> int:
+        """What the plan earns to `objective`: revenue and subsidy (income), or revenue alone."""
+        return self.total if objective == "income" else self.revenue
+
     def route(self, train: str) -> RoutePlan | None:
         return next((r for r in self.routes if r.train == train), None)
 

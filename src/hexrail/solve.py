@@ -514,14 +514,14 @@ def _weigh_choices(position: Any, time_limit: float | None, objective: str) -> P
             plan = solve(way.decided(), None if left is None else max(left, 1e-3), objective=objective)
         except HexrailError as err:
             # a way the rules here do not build: no plan weighs it, so none claims the best
-            said = "; ".join(f"{k} {v}" for k, v in way.decisions)
+            said = "; ".join(f"{name} {option}" for name, option in way.decisions)
             raise HexrailError(f"cannot weigh the choice {said}: {err}", where="choices") from None
-        value = plan.total if objective == "income" else plan.revenue
+        value = plan.value(objective)
         proven &= plan.optimal
         upper = max(upper, value if plan.optimal else plan.upper_bound)
-        if best is None or value > (best.total if objective == "income" else best.revenue):
+        if best is None or value > best.value(objective):
             best, decisions = plan, way.decisions
-    value = best.total if objective == "income" else best.revenue
+    value = best.value(objective)
     optimal = proven or upper <= value
     return replace(best, choices=dict(decisions), optimal=optimal,
                    upper_bound=value if optimal else upper,

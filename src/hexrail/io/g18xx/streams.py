@@ -169,7 +169,7 @@ def solve_record(data: Any, *, time_limit: float | None = None, objective: str =
     except Exception as err:  # an engine failure must not stop the stream; say what it was
         return {**ids, "error": f"internal error: {type(err).__name__}: {err}"}
     figures = recorded_figures(data)
-    value = plan.total if objective == "income" else plan.revenue
+    value = plan.value(objective)
     best = best_recorded(figures, objective)
     return {
         **ids, "game_id": data.get("game_id"), "entity": pos.company,
